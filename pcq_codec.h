@@ -1,0 +1,495 @@
+/*
+ * pcq_codec.h - codec for the data buffers of [MS-PCQ], the Performance Counter
+ * Query Protocol (PerflibV2, RPC interface da5a86c5-12c2-4943-ab30-7f74a813d853).
+ *
+ * This header is the whole contract. Vendor pcq_codec.h + pcq_codec.c (and
+ * pcq_calc.c for the counter-type evaluator) into your tree; C99, libc only.
+ *
+ * Guarantees, for every function taking (buf, len):
+ *   - never reads outside [buf, buf + len), whatever the bytes say;
+ *   - never allocates, keeps no global or static mutable state (thread-safe);
+ *   - malformed input returns an error with the byte offset of the offending
+ *     field; it never asserts, aborts or exits;
+ *   - no alignment is assumed: buf may start at any address; results are the
+ *     same on little- and big-endian hosts.
+ * Encoders (pcq_writer) never write outside [dst, dst + cap) and report the
+ * size they need when cap is too small; dst == NULL is a sizing pass.
+ *
+ * Knobs (define before compiling pcq_codec.c, all optional):
+ *   PCQ_NO_ENCODER      leave out pcq_writer and pcq_reencode
+ *   PCQ_MAX_COUNTERS    cap on any counter count          (default 1 << 20)
+ *   PCQ_MAX_INSTANCES   cap on any instance count         (default 1 << 24)
+ *   PCQ_API             decoration for exported functions (default empty)
+ */
+#ifndef PCQ_CODEC_H
+#define PCQ_CODEC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define PCQ_VERSION_MAJOR 0
+#define PCQ_VERSION_MINOR 1
+#define PCQ_VERSION_PATCH 0
+#define PCQ_VERSION_STRING "0.1.0"
+#define PCQ_VERSION_NUMBER \
+    (PCQ_VERSION_MAJOR * 10000 + PCQ_VERSION_MINOR * 100 + PCQ_VERSION_PATCH)
+
+#ifndef PCQ_API
+#define PCQ_API
+#endif
+
+#ifndef PCQ_MAX_COUNTERS
+#define PCQ_MAX_COUNTERS (1u << 20)
+#endif
+#ifndef PCQ_MAX_INSTANCES
+#define PCQ_MAX_INSTANCES (1u << 24)
+#endif
+#if PCQ_MAX_COUNTERS < 1 || PCQ_MAX_COUNTERS > 0x7fffffff
+#error "PCQ_MAX_COUNTERS must be in 1..0x7fffffff"
+#endif
+#if PCQ_MAX_INSTANCES < 1 || PCQ_MAX_INSTANCES > 0x7fffffff
+#error "PCQ_MAX_INSTANCES must be in 1..0x7fffffff"
+#endif
+
+/* Runtime version: PCQ_VERSION_NUMBER of the compiled library. */
+PCQ_API unsigned pcq_version(void);
+PCQ_API const char *pcq_version_string(void);
+
+/* ------------------------------------------------------------------------ */
+/* Status codes. Pinned values, banded by family:                           */
+/*   0 ok; -1..-19 the input is malformed; -20 a compile-time limit;        */
+/*   -30 non-conformant input rejected in strict mode; -40.. caller errors. */
+/* One table yields the enum and pcq_strerror()/pcq_status_name().          */
+/* ------------------------------------------------------------------------ */
+#define PCQ_STATUS_TABLE(X)                                                       \
+    X(PCQ_OK,                     0, "ok")                                        \
+    X(PCQ_ERR_TRUNCATED,         -1, "buffer ends inside a structure or a declared size") \
+    X(PCQ_ERR_EXCEEDS_CONTAINER, -2, "contained item exceeds its container")      \
+    X(PCQ_ERR_SIZE_TOO_SMALL,    -3, "size field smaller than its structure")     \
+    X(PCQ_ERR_COUNT_MISMATCH,    -4, "count or total disagrees with the content") \
+    X(PCQ_ERR_NO_NUL,            -5, "string has no NUL terminator inside its size") \
+    X(PCQ_ERR_BAD_BLOCK_TYPE,    -6, "dwType is not 0, 1, 2, 4 or 6")             \
+    X(PCQ_ERR_BAD_LENGTH,        -7, "length is not a multiple of the element size") \
+    X(PCQ_ERR_OVERFLOW,          -8, "arithmetic overflow")                       \
+    X(PCQ_ERR_LIMIT,            -20, "count above a compile-time limit")          \
+    X(PCQ_ERR_NONCONFORMANT,    -30, "non-conformant input (strict mode)")        \
+    X(PCQ_ERR_BUFFER_TOO_SMALL, -40, "caller buffer too small")                   \
+    X(PCQ_ERR_INVALID_ARG,      -41, "invalid argument")                          \
+    X(PCQ_ERR_STATE,            -42, "writer call out of order")
+
+typedef enum pcq_status {
+#define PCQ_X_(name, value, text) name = value,
+    PCQ_STATUS_TABLE(PCQ_X_)
+#undef PCQ_X_
+    PCQ_STATUS_END_ = 1
+} pcq_status;
+
+/* Families a host analyzer can map onto its own exceptions. */
+typedef enum pcq_family {
+    PCQ_FAMILY_OK = 0,
+    PCQ_FAMILY_TRUNCATED,   /* the input ends early (e.g. a cut capture)   */
+    PCQ_FAMILY_CONTAINER,   /* contained item exceeds its container        */
+    PCQ_FAMILY_MALFORMED,   /* any other malformed input                   */
+    PCQ_FAMILY_LIMIT,
+    PCQ_FAMILY_NONCONFORMANT,
+    PCQ_FAMILY_CALLER       /* buffer too small, invalid argument, state   */
+} pcq_family;
+
+PCQ_API const char *pcq_strerror(int status);      /* never NULL */
+PCQ_API const char *pcq_status_name(int status);   /* "PCQ_ERR_TRUNCATED" */
+PCQ_API pcq_family pcq_status_family(int status);
+
+/* The first error of a call. offset: byte offset into the input; what: the
+ * field, e.g. "_PERF_COUNTER_HEADER.dwSize" (static string). */
+typedef struct pcq_error {
+    int code;
+    size_t offset;
+    const char *what;
+} pcq_error;
+
+/* ------------------------------------------------------------------------ */
+/* Diagnostics: walkable input that breaks a MUST of the spec.              */
+/* ------------------------------------------------------------------------ */
+#define PCQ_DIAG_TABLE(X)                                                               \
+    X(PCQ_DIAG_UNALIGNED,             1, "structure does not start on an 8-byte boundary") \
+    X(PCQ_DIAG_SIZE_NOT_MULTIPLE_OF_8, 2, "size is not a multiple of 8")                  \
+    X(PCQ_DIAG_DETAIL_LEVEL,          3, "DetailLevel is not 100 or 200")                 \
+    X(PCQ_DIAG_INSTANCE_TYPE,         4, "unknown InstanceType")                          \
+    X(PCQ_DIAG_AGGREGATE_FUNC,        5, "AggregateFunc is above 4")                      \
+    X(PCQ_DIAG_DEFAULT_SCALE,         6, "DefaultScale outside -10..10")                  \
+    X(PCQ_DIAG_ATTRIB,                7, "unknown or forbidden Attrib combination")       \
+    X(PCQ_DIAG_RESERVED,              8, "Reserved field is not 0")                       \
+    X(PCQ_DIAG_COUNTERSET_TYPE,       9, "CounterSetType is not 0")                       \
+    X(PCQ_DIAG_PADDING,              10, "padding is not 0 where the spec requires 0")    \
+    X(PCQ_DIAG_COUNTER_TYPE,         11, "counter Type is not one of the spec's types")   \
+    X(PCQ_DIAG_TRAILING_BYTES,       12, "bytes after the last structure")                \
+    X(PCQ_DIAG_DUPLICATE_ID,         13, "CounterId is not unique in the counterset")     \
+    X(PCQ_DIAG_RELATED_COUNTER,      14, "related counter missing or of the wrong type")
+
+typedef enum pcq_diag_code {
+#define PCQ_X_(name, value, text) name = value,
+    PCQ_DIAG_TABLE(PCQ_X_)
+#undef PCQ_X_
+    PCQ_DIAG_END_
+} pcq_diag_code;
+
+PCQ_API const char *pcq_diag_name(int code);   /* "PCQ_DIAG_UNALIGNED" */
+PCQ_API const char *pcq_diag_text(int code);   /* human sentence       */
+
+typedef struct pcq_diag {
+    int code;           /* pcq_diag_code */
+    size_t offset;
+    const char *what;   /* the field or structure, static string */
+} pcq_diag;
+
+/* Decoding options. NULL means: lenient, diagnostics not reported. */
+#define PCQ_STRICT 1u   /* the first diagnostic becomes PCQ_ERR_NONCONFORMANT */
+typedef struct pcq_opts {
+    unsigned flags;
+    void (*on_diag)(void *ctx, const pcq_diag *d);  /* may be NULL */
+    void *ctx;
+} pcq_opts;
+
+/* ------------------------------------------------------------------------ */
+/* Buffer kinds and where they travel (§3.1.4.1).                           */
+/* ------------------------------------------------------------------------ */
+typedef enum pcq_kind {
+    PCQ_KIND_NONE = 0,          /* the message carries no such buffer      */
+    PCQ_KIND_COUNTERSET_INFO,   /* opnum 1 reply, RequestCode 1            */
+    PCQ_KIND_COUNTER_INFO,      /* opnum 1 reply, RequestCode 2            */
+    PCQ_KIND_STRINGS,           /* opnum 1 reply, RequestCode 5, 6, 10     */
+    PCQ_KIND_STRING,            /* opnum 1 reply, RequestCode 3, 4, 7, 9   */
+    PCQ_KIND_GUID,              /* opnum 1 reply, RequestCode 8            */
+    PCQ_KIND_GUIDS,             /* opnum 0 reply (lpData)                  */
+    PCQ_KIND_INSTANCES,         /* opnum 2 reply                           */
+    PCQ_KIND_IDENTIFIERS,       /* opnum 5 reply; opnum 7 request + reply  */
+    PCQ_KIND_DATA,              /* opnum 6 reply                           */
+    PCQ_KIND_END_
+} pcq_kind;
+
+/* Which buffer lpData holds for (opnum, RequestCode, direction). request_code
+ * matters for opnum 1 only. is_reply: 0 for the request, 1 for the reply. */
+PCQ_API pcq_kind pcq_kind_for(uint32_t opnum, uint32_t request_code, int is_reply);
+PCQ_API const char *pcq_kind_name(pcq_kind kind);          /* "counterset-info" */
+PCQ_API pcq_kind pcq_kind_from_name(const char *name);     /* PCQ_KIND_NONE if unknown */
+
+/* ------------------------------------------------------------------------ */
+/* Plain values.                                                            */
+/* ------------------------------------------------------------------------ */
+
+/* A view into the caller's input: never owned, never NUL-terminated. */
+typedef struct pcq_bytes {
+    const uint8_t *ptr;
+    size_t len;
+} pcq_bytes;
+
+/* GUID, [MS-DTYP]: Data1..3 little-endian on the wire, Data4 as-is. */
+typedef struct pcq_guid {
+    uint32_t data1;
+    uint16_t data2, data3;
+    uint8_t data4[8];
+} pcq_guid;
+
+typedef struct pcq_systemtime {
+    uint16_t year, month, day_of_week, day, hour, minute, second, milliseconds;
+} pcq_systemtime;
+
+/* ------------------------------------------------------------------------ */
+/* counterset-info and counter-info (§2.2.4.1, §2.2.4.2, Figure 1).         */
+/* ------------------------------------------------------------------------ */
+typedef struct pcq_counterset_reg {
+    pcq_guid guid;
+    uint32_t counterset_type, detail_level, num_counters, instance_type;
+} pcq_counterset_reg;
+
+typedef struct pcq_counter_reg {
+    uint32_t counter_id, type;
+    uint64_t attrib;
+    uint32_t detail_level;
+    int32_t default_scale;
+    uint32_t base_counter_id, perf_time_id, perf_freq_id, multi_id;
+    uint32_t aggregate_func, reserved;
+} pcq_counter_reg;
+
+typedef struct pcq_counterset_info {
+    pcq_counterset_reg set;
+    pcq_bytes counters;          /* num_counters x 48 bytes */
+    size_t counters_offset;      /* 32 */
+} pcq_counterset_info;
+
+PCQ_API int pcq_decode_counterset_info(const void *buf, size_t len, const pcq_opts *opts,
+                                       pcq_counterset_info *out, pcq_error *err);
+/* Counter i (0 <= i < num_counters) of a decoded counterset-info. */
+PCQ_API int pcq_counterset_counter(const pcq_counterset_info *csi, uint32_t i,
+                                   pcq_counter_reg *out);
+PCQ_API int pcq_decode_counter_info(const void *buf, size_t len, const pcq_opts *opts,
+                                    pcq_counter_reg *out, pcq_error *err);
+
+/* ------------------------------------------------------------------------ */
+/* strings (§2.2.4.3, §2.2.4.4, §3.1.4.1.2 Figure 2; NOTES §3).             */
+/* ------------------------------------------------------------------------ */
+typedef enum pcq_str_convention {
+    PCQ_STROFF_NONE = 0,   /* no string present: nothing to tell            */
+    PCQ_STROFF_SPEC,       /* dwOffset from the end of the header array      */
+    PCQ_STROFF_WIN32       /* dwOffset from the start of the block (perflib.h) */
+} pcq_str_convention;
+
+#define PCQ_STRING_ABSENT 0xFFFFFFFFu
+
+typedef struct pcq_strings {
+    uint32_t size, num_counters;
+    pcq_str_convention convention;
+    pcq_bytes block;             /* the first `size` bytes of the input */
+} pcq_strings;
+
+typedef struct pcq_string_entry {
+    uint32_t counter_id, offset;  /* raw dwOffset */
+    int present;                  /* 0 when dwOffset is 0xFFFFFFFF */
+    pcq_bytes text;               /* UTF-16LE, without the NUL */
+    size_t text_offset;           /* byte offset of the text in the input */
+} pcq_string_entry;
+
+PCQ_API int pcq_decode_strings(const void *buf, size_t len, const pcq_opts *opts,
+                               pcq_strings *out, pcq_error *err);
+PCQ_API int pcq_strings_get(const pcq_strings *s, uint32_t i, pcq_string_entry *out);
+
+/* ------------------------------------------------------------------------ */
+/* string, guid, guids.                                                     */
+/* ------------------------------------------------------------------------ */
+/* One NUL-terminated UTF-16LE string; *out is the text without the NUL. */
+PCQ_API int pcq_decode_string(const void *buf, size_t len, const pcq_opts *opts,
+                              pcq_bytes *out, pcq_error *err);
+PCQ_API int pcq_decode_guid(const void *buf, size_t len, const pcq_opts *opts,
+                            pcq_guid *out, pcq_error *err);
+
+typedef struct pcq_guid_array {
+    const uint8_t *ptr;
+    size_t count;
+} pcq_guid_array;
+
+PCQ_API int pcq_decode_guids(const void *buf, size_t len, const pcq_opts *opts,
+                             pcq_guid_array *out, pcq_error *err);
+PCQ_API int pcq_guids_get(const pcq_guid_array *a, size_t i, pcq_guid *out);
+/* Reads the 16 bytes at p. */
+PCQ_API void pcq_guid_read(const uint8_t *p, pcq_guid *out);
+
+/* ------------------------------------------------------------------------ */
+/* Iterators. One type for every sequence; it lives on the caller's stack.  */
+/* next() returns 1 with an item, 0 at a clean end, or a negative status    */
+/* (details in it->err). After a successful pcq_decode_*, iteration over    */
+/* the same unchanged bytes never fails. Fields are private.                */
+/* ------------------------------------------------------------------------ */
+typedef struct pcq_iter {
+    const uint8_t *buf;
+    size_t buf_len;          /* the whole input */
+    size_t pos, end;         /* current position and end of the container */
+    size_t count_at, size_at;/* offsets of the count and size fields */
+    uint32_t left, index;    /* items still expected, items returned */
+    uint32_t nvalues;        /* values per instance (PERF_COUNTERSET) */
+    int mode, bounded;       /* what is iterated; count known? */
+    const pcq_opts *opts;    /* diagnostics while validating, else NULL */
+    pcq_error err;
+} pcq_iter;
+
+/* ------------------------------------------------------------------------ */
+/* instances (§2.2.4.5, §3.1.4.1.3 Figure 3).                               */
+/* ------------------------------------------------------------------------ */
+typedef struct pcq_instance {
+    uint32_t size, instance_id;
+    pcq_bytes name;              /* UTF-16LE, without the NUL */
+    size_t offset;               /* of the _PERF_INSTANCE_HEADER */
+} pcq_instance;
+
+/* Validates the whole array; *count receives the number of instances. */
+PCQ_API int pcq_decode_instances(const void *buf, size_t len, const pcq_opts *opts,
+                                 size_t *count, pcq_error *err);
+PCQ_API void pcq_instances_begin(const void *buf, size_t len, pcq_iter *it);
+PCQ_API int pcq_instances_next(pcq_iter *it, pcq_instance *out);
+
+/* ------------------------------------------------------------------------ */
+/* identifiers (§2.2.4.6, §3.1.4.1.5 Figure 4, §3.1.4.1.7).                 */
+/* ------------------------------------------------------------------------ */
+typedef struct pcq_identifier {
+    pcq_guid guid;
+    uint32_t status, size, counter_id, instance_id, index, reserved;
+    pcq_bytes name;              /* UTF-16LE, without the NUL */
+    size_t offset;
+} pcq_identifier;
+
+#define PCQ_WILDCARD_COUNTER 0xFFFFFFFFu   /* §3.1.4.1.7 */
+
+PCQ_API int pcq_decode_identifiers(const void *buf, size_t len, const pcq_opts *opts,
+                                   size_t *count, pcq_error *err);
+PCQ_API void pcq_identifiers_begin(const void *buf, size_t len, pcq_iter *it);
+PCQ_API int pcq_identifiers_next(pcq_iter *it, pcq_identifier *out);
+
+/* ------------------------------------------------------------------------ */
+/* data (§2.2.4.7-2.2.4.11, §3.1.4.1.6 Figures 5-9).                         */
+/* ------------------------------------------------------------------------ */
+#define PCQ_PERF_ERROR_RETURN    0u
+#define PCQ_PERF_SINGLE_COUNTER  1u
+#define PCQ_PERF_MULTI_COUNTERS  2u
+#define PCQ_PERF_MULTI_INSTANCES 4u
+#define PCQ_PERF_COUNTERSET      6u
+
+typedef struct pcq_data {
+    uint32_t total_size, num_counters;
+    uint64_t perf_time_stamp, perf_time_100nsec, perf_freq;
+    pcq_systemtime system_time;
+    const uint8_t *buf;          /* the input */
+    size_t buf_len;
+} pcq_data;
+
+/* One _PERF_COUNTER_DATA and its value. */
+typedef struct pcq_value {
+    uint32_t data_size, size;    /* dwDataSize, dwSize */
+    pcq_bytes data;              /* the dwDataSize value bytes */
+    uint64_t u64;                /* the value when is_int */
+    int is_int;                  /* data_size is 4 or 8 */
+    size_t offset;               /* of the _PERF_COUNTER_DATA */
+} pcq_value;
+
+/* One _PERF_COUNTER_HEADER block. Which fields mean something depends on type. */
+typedef struct pcq_block {
+    uint32_t status, type, size, reserved;
+    size_t offset;               /* of the _PERF_COUNTER_HEADER */
+    pcq_value value;             /* type 1 */
+    uint32_t multi_size, num_counters;  /* types 2, 6: _PERF_MULTI_COUNTERS */
+    pcq_bytes counter_ids;       /* types 2, 6: num_counters x 4 bytes */
+    uint32_t instances_size, num_instances; /* types 4, 6: _PERF_MULTI_INSTANCES */
+    size_t body;                 /* private: where values or instances start */
+    size_t body_end;             /* private */
+} pcq_block;
+
+/* An instance inside a PERF_MULTI_INSTANCES or PERF_COUNTERSET block. */
+typedef struct pcq_data_instance {
+    uint32_t size, instance_id;
+    pcq_bytes name;              /* UTF-16LE, without the NUL */
+    size_t offset;               /* of the _PERF_INSTANCE_HEADER */
+    pcq_value value;             /* type 4: its one value */
+    uint32_t num_values;         /* type 6: values that follow */
+    size_t values;               /* private */
+    size_t values_end;           /* private */
+} pcq_data_instance;
+
+/* Validates the whole buffer (every block, instance and value). */
+PCQ_API int pcq_decode_data(const void *buf, size_t len, const pcq_opts *opts,
+                            pcq_data *out, pcq_error *err);
+PCQ_API void pcq_data_blocks(const pcq_data *d, pcq_iter *it);
+PCQ_API int pcq_blocks_next(pcq_iter *it, pcq_block *out);
+/* Counter id i of a type 2 or 6 block (0 if out of range). */
+PCQ_API uint32_t pcq_block_counter_id(const pcq_block *b, uint32_t i);
+/* Values of a type 2 block. */
+PCQ_API void pcq_block_values(const pcq_data *d, const pcq_block *b, pcq_iter *it);
+/* Instances of a type 4 or 6 block. */
+PCQ_API void pcq_block_instances(const pcq_data *d, const pcq_block *b, pcq_iter *it);
+PCQ_API int pcq_instances_of_block_next(pcq_iter *it, pcq_data_instance *out);
+/* Values of one instance of a type 6 block. */
+PCQ_API void pcq_instance_values(const pcq_data *d, const pcq_data_instance *inst, pcq_iter *it);
+PCQ_API int pcq_values_next(pcq_iter *it, pcq_value *out);
+
+/* ------------------------------------------------------------------------ */
+/* One entry point for every kind (validates; for tools and fuzzers).        */
+/* ------------------------------------------------------------------------ */
+PCQ_API int pcq_validate(pcq_kind kind, const void *buf, size_t len, const pcq_opts *opts,
+                         pcq_error *err);
+
+/* ------------------------------------------------------------------------ */
+/* Text helpers.                                                            */
+/* ------------------------------------------------------------------------ */
+/* UTF-16LE (nbytes; an odd last byte is ignored) to UTF-8. Writes at most cap
+ * bytes and always NUL-terminates when cap > 0 (truncating at a character
+ * boundary). Returns the bytes the full conversion needs, without the NUL.
+ * *replaced (may be NULL) receives the number of unpaired surrogates that
+ * became U+FFFD. */
+PCQ_API size_t pcq_utf16_to_utf8(const uint8_t *src, size_t nbytes, char *dst, size_t cap,
+                                 size_t *replaced);
+/* "xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx", lowercase, 36 chars + NUL. */
+#define PCQ_GUID_TEXT_SIZE 37
+PCQ_API void pcq_guid_to_text(const pcq_guid *g, char out[PCQ_GUID_TEXT_SIZE]);
+/* Accepts that form, optionally in braces, either case. PCQ_OK or PCQ_ERR_INVALID_ARG. */
+PCQ_API int pcq_guid_from_text(const char *text, size_t len, pcq_guid *out);
+
+/* Names of the spec's constants; NULL when the value is not a known one. */
+PCQ_API const char *pcq_counter_type_name(uint32_t type);      /* "PERF_COUNTER_COUNTER" */
+PCQ_API const char *pcq_detail_level_name(uint32_t level);     /* "PERF_DETAIL_NOVICE" */
+PCQ_API const char *pcq_instance_type_name(uint32_t type);     /* "PERF_COUNTERSET_MULTI_INSTANCES" */
+PCQ_API const char *pcq_aggregate_name(uint32_t func);         /* "PERF_AGGREGATE_TOTAL" */
+PCQ_API const char *pcq_block_type_name(uint32_t type);        /* "PERF_SINGLE_COUNTER" */
+PCQ_API const char *pcq_request_code_name(uint32_t code);      /* "COUNTERSET_INFO" */
+PCQ_API const char *pcq_win32_status_name(uint32_t status);    /* "ERROR_NO_DATA" */
+PCQ_API const char *pcq_opnum_name(uint32_t opnum);            /* "PerflibV2QueryCounterData" */
+/* Attrib bit i (0..4): "PERF_ATTRIB_BY_REFERENCE", ... */
+PCQ_API const char *pcq_attrib_bit_name(unsigned bit);
+
+/* Counter-type predicates used by validation and the evaluator (§2.2.4.2). */
+PCQ_API int pcq_counter_type_is_known(uint32_t type);   /* one of the 34 spec types */
+
+#ifndef PCQ_NO_ENCODER
+/* ------------------------------------------------------------------------ */
+/* Encoding: a writer into (dst, cap). Every call appends the canonical form */
+/* Windows produces (NOTES §2: structures padded to 8 with zeros; a          */
+/* _PERF_COUNTER_DATA value area of at least 8 bytes; _PERF_MULTI_COUNTERS   */
+/* dwSize including its padding). Sizes and counts are back-patched. Errors  */
+/* are sticky: after one, calls do nothing and finish() returns it. Bytes    */
+/* past cap are counted, never written; dst == NULL sizes.                   */
+/* ------------------------------------------------------------------------ */
+typedef struct pcq_writer {
+    uint8_t *dst;
+    size_t cap, len;             /* len: bytes produced so far (may exceed cap) */
+    int err;
+    int state;                   /* private */
+    size_t data_at, block_at, multi_at, inst_at;   /* private */
+    uint32_t nblocks, ninstances, nvalues, want_values;  /* private */
+    uint32_t block_type;         /* private */
+} pcq_writer;
+
+PCQ_API void pcq_writer_init(pcq_writer *w, void *dst, size_t cap);
+/* PCQ_OK and *len = bytes written; PCQ_ERR_BUFFER_TOO_SMALL and *len = bytes
+ * needed; or the first error of the sequence (PCQ_ERR_STATE, ...). */
+PCQ_API int pcq_writer_finish(pcq_writer *w, size_t *len);
+
+PCQ_API int pcq_put_counterset_reg(pcq_writer *w, const pcq_counterset_reg *set);
+PCQ_API int pcq_put_counter_reg(pcq_writer *w, const pcq_counter_reg *c);
+/* Text is UTF-16LE without a NUL; the writer adds the NUL. */
+PCQ_API int pcq_put_string(pcq_writer *w, const uint8_t *utf16, size_t nbytes);
+PCQ_API int pcq_put_guid(pcq_writer *w, const pcq_guid *g);
+PCQ_API int pcq_put_instance(pcq_writer *w, uint32_t instance_id,
+                             const uint8_t *name16, size_t nbytes);
+PCQ_API int pcq_put_identifier(pcq_writer *w, const pcq_identifier *id); /* uses id->name; size computed */
+
+/* A string block: n entries; an entry with present == 0 gets 0xFFFFFFFF.
+ * convention: PCQ_STROFF_WIN32 (default for NONE) or PCQ_STROFF_SPEC. */
+PCQ_API int pcq_put_strings(pcq_writer *w, const pcq_string_entry *entries, uint32_t n,
+                            pcq_str_convention convention);
+
+/* data: begin, blocks, end. Header sizes and counts are back-patched. */
+PCQ_API int pcq_begin_data(pcq_writer *w, const pcq_data *hdr); /* uses the time fields */
+PCQ_API int pcq_put_error_block(pcq_writer *w, uint32_t status);
+PCQ_API int pcq_begin_block(pcq_writer *w, uint32_t type, uint32_t status,
+                            const uint32_t *counter_ids, uint32_t num_counters);
+PCQ_API int pcq_put_data_instance(pcq_writer *w, uint32_t instance_id,
+                                  const uint8_t *name16, size_t nbytes);
+PCQ_API int pcq_put_value(pcq_writer *w, const uint8_t *bytes, uint32_t data_size);
+PCQ_API int pcq_put_value_u32(pcq_writer *w, uint32_t v);
+PCQ_API int pcq_put_value_u64(pcq_writer *w, uint64_t v);
+PCQ_API int pcq_end_block(pcq_writer *w);
+PCQ_API int pcq_end_data(pcq_writer *w);
+
+/* Decode src as `kind` and write its canonical encoding. For a canonical
+ * buffer the output equals the input byte for byte. */
+PCQ_API int pcq_reencode(pcq_kind kind, const void *src, size_t len, void *dst, size_t cap,
+                         size_t *out_len, pcq_error *err);
+#endif /* PCQ_NO_ENCODER */
+
+/* ==== BEGIN evaluator (pcq_calc.c) ==== */
+/* ==== END evaluator ==== */
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* PCQ_CODEC_H */
