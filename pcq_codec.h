@@ -288,6 +288,7 @@ typedef struct pcq_iter {
     size_t buf_len;          /* the whole input */
     size_t pos, end;         /* current position and end of the container */
     size_t count_at, size_at;/* offsets of the count and size fields */
+    size_t aux_at;           /* offset blamed when an instance lacks values */
     uint32_t left, index;    /* items still expected, items returned */
     uint32_t nvalues;        /* values per instance (PERF_COUNTERSET) */
     int mode, bounded;       /* what is iterated; count known? */
@@ -487,6 +488,190 @@ PCQ_API int pcq_reencode(pcq_kind kind, const void *src, size_t len, void *dst, 
 #endif /* PCQ_NO_ENCODER */
 
 /* ==== BEGIN evaluator (pcq_calc.c) ==== */
+#ifndef PCQ_NO_CALC
+/* ------------------------------------------------------------------------ */
+/* Evaluator: raw counter samples to the values people read, as Windows PDH */
+/* computes them (§2.2.4.2; formulas and every decision: docs/formulas.md). */
+/* No allocation, no global state; never NaN, infinity or UB on any input.  */
+/* ------------------------------------------------------------------------ */
+
+/* Counter-type bit fields (winperf.h; NOTES §5). Compare a field with ==,
+ * never with (t & X) == X: PRECISION (7) contains BASE (3) and RATE (1). */
+#define PCQ_CALC_SIZE_FIELD(t)     ((uint32_t)(t) & 0x00000300u) /* 0 DWORD, 0x100 LARGE, 0x200 ZERO, 0x300 VAR */
+#define PCQ_CALC_TYPE_FIELD(t)     ((uint32_t)(t) & 0x00000C00u) /* 0 NUMBER, 0x400 COUNTER, 0x800 TEXT */
+#define PCQ_CALC_SUBTYPE_FIELD(t)  ((uint32_t)(t) & 0x000F0000u)
+#define PCQ_CALC_TIMEBASE_FIELD(t) ((uint32_t)(t) & 0x00300000u) /* 0 TICK, 0x100000 100NS, 0x200000 OBJECT */
+#define PCQ_CALC_DISPLAY_FIELD(t)  ((uint32_t)(t) & 0xF0000000u) /* 0 none, 1 /sec, 2 %, 3 secs, 4 no-show */
+#define PCQ_CALC_DELTA_COUNTER 0x00400000u
+#define PCQ_CALC_DELTA_BASE    0x00800000u
+#define PCQ_CALC_INVERSE       0x01000000u
+#define PCQ_CALC_MULTI         0x02000000u
+
+/* Statuses of one computed value (not errors of a call). */
+#define PCQ_CALC_STATUS_TABLE(X)                                                              \
+    X(PCQ_CALC_OK,                    0, "ok")                                                \
+    X(PCQ_CALC_NEED_SECOND_SAMPLE,    1, "the type needs two samples; no older sample")      \
+    X(PCQ_CALC_NEGATIVE_DENOMINATOR,  2, "the time or base went backwards between samples")  \
+    X(PCQ_CALC_ZERO_DENOMINATOR,      3, "no time elapsed between the samples, or MultiId is 0") \
+    X(PCQ_CALC_BAD_TIME_BASE,         4, "the frequency is 0")                               \
+    X(PCQ_CALC_WENT_BACKWARDS,        5, "the counter went backwards (reset)")               \
+    X(PCQ_CALC_NEGATIVE_VALUE,        6, "the formula gives a negative value")               \
+    X(PCQ_CALC_MISSING_RELATED,       7, "a base, time, frequency or multi counter is missing") \
+    X(PCQ_CALC_NOT_DISPLAYABLE,       8, "a base or no-data type: no value of its own")      \
+    X(PCQ_CALC_NOT_NUMERIC,           9, "a text counter")                                   \
+    X(PCQ_CALC_UNKNOWN_TYPE,         10, "counter type unknown to the evaluator")            \
+    X(PCQ_CALC_BAD_VALUE_SIZE,       11, "the value is not 4 or 8 bytes")                    \
+    X(PCQ_CALC_BAD_SCALE,            12, "DefaultScale outside -10..10")                     \
+    X(PCQ_CALC_OUT_OF_RANGE,         13, "the result is not a finite number")                \
+    X(PCQ_CALC_NO_INSTANCE,          14, "no instance to aggregate")
+
+typedef enum pcq_calc_status {
+#define PCQ_X_(name, value, text) name = value,
+    PCQ_CALC_STATUS_TABLE(PCQ_X_)
+#undef PCQ_X_
+    PCQ_CALC_STATUS_END_
+} pcq_calc_status;
+
+PCQ_API const char *pcq_calc_status_name(int status);  /* "PCQ_CALC_OK"; never NULL */
+PCQ_API const char *pcq_calc_status_text(int status);  /* human sentence; never NULL */
+
+/* What each type needs and how it is shown. */
+#define PCQ_CALC_NEEDS_BASE  1u   /* BaseCounterId */
+#define PCQ_CALC_NEEDS_TIME  2u   /* PerfTimeId (To) */
+#define PCQ_CALC_NEEDS_FREQ  4u   /* PerfFreqId (Fo) */
+#define PCQ_CALC_NEEDS_MULTI 8u   /* MultiId (M) */
+
+typedef enum pcq_calc_timebase {
+    PCQ_CALC_TB_NONE = 0,    /* no time in the formula */
+    PCQ_CALC_TB_TICK,        /* header PerfTimeStamp, PerfFreq */
+    PCQ_CALC_TB_100NS,       /* header PerfTime100NSec */
+    PCQ_CALC_TB_OBJECT,      /* PerfTimeId / PerfFreqId counters */
+    PCQ_CALC_TB_BASE         /* the base counter is the clock (PRECISION_*) */
+} pcq_calc_timebase;
+
+typedef enum pcq_calc_unit {
+    PCQ_CALC_UNIT_NONE = 0,
+    PCQ_CALC_UNIT_PER_SEC,
+    PCQ_CALC_UNIT_PERCENT,
+    PCQ_CALC_UNIT_SECONDS,
+    PCQ_CALC_UNIT_TEXT
+} pcq_calc_unit;
+
+typedef struct pcq_calc_type {
+    uint32_t type;
+    const char *formula;      /* e.g. "dN / (dT / F)"; see docs/formulas.md */
+    uint8_t size;             /* value bytes the size bits give: 4, 8, 0 (none) */
+    uint8_t samples;          /* 1 or 2 */
+    uint8_t needs;            /* PCQ_CALC_NEEDS_* */
+    uint8_t timebase;         /* pcq_calc_timebase */
+    uint8_t unit;             /* pcq_calc_unit */
+    uint8_t displayable;      /* 0 for bases, NODATA and TEXT */
+    uint8_t hex;              /* shown in hexadecimal */
+    uint8_t op;               /* private: formula selector */
+} pcq_calc_type;
+
+/* The descriptor of a type: the 34 of §2.2.4.2 and PERF_COUNTER_DELTA,
+ * PERF_COUNTER_LARGE_DELTA, PERF_COUNTER_MULTI_BASE, PERF_COUNTER_NODATA.
+ * NULL when unknown. pcq_calc_type_at(i) walks the table (NULL past its end). */
+PCQ_API const pcq_calc_type *pcq_calc_type_info(uint32_t type);
+PCQ_API const pcq_calc_type *pcq_calc_type_at(size_t i);
+
+/* One raw sample of one counter with its related values. */
+#define PCQ_CALC_HAVE_BASE  1u
+#define PCQ_CALC_HAVE_TIME  2u
+#define PCQ_CALC_HAVE_FREQ  4u
+#define PCQ_CALC_HAVE_MULTI 8u
+typedef struct pcq_calc_sample {
+    uint64_t value;           /* N */
+    uint64_t base;            /* B: the BaseCounterId value */
+    uint64_t obj_time;        /* To: the PerfTimeId value */
+    uint64_t obj_freq;        /* Fo: the PerfFreqId value */
+    uint64_t multi;           /* M: the MultiId value */
+    uint64_t time;            /* T: _PERF_DATA_HEADER.PerfTimeStamp */
+    uint64_t time_100ns;      /* T100: PerfTime100NSec */
+    uint64_t freq;            /* F: PerfFreq */
+    uint8_t value_size;       /* 4 or 8 (dwDataSize); 0: from the type's size bits */
+    uint8_t base_size;        /* the same for the base */
+    uint8_t have;             /* PCQ_CALC_HAVE_*: which related values are present */
+} pcq_calc_sample;
+
+/* Format flags (PDH_FMT_NOSCALE, _NOCAP100, _1000) and the 32-bit rule. */
+#define PCQ_CALC_NOSCALE  0x1u  /* do not apply DefaultScale */
+#define PCQ_CALC_NOCAP100 0x2u  /* percentages are not held to 0..100 */
+#define PCQ_CALC_X1000    0x4u  /* multiply the result by 1000 */
+#define PCQ_CALC_NOWRAP32 0x8u  /* a 4-byte value that decreased is a reset, never a wrap */
+
+/* Notes on a result (bits of *notes). */
+#define PCQ_CALC_NOTE_WRAPPED 0x1u  /* a 4-byte counter or base wrapped past 2^32 */
+#define PCQ_CALC_NOTE_CAPPED  0x2u  /* the percentage was held to 0..100 */
+
+/* Computes the displayed value of `type` from an older and a newer sample
+ * (older may be NULL: one-sample types still compute). Order: formula, then
+ * the cap at 100 (percent types, unless NOCAP100), then 10^scale (unless
+ * NOSCALE), then x1000. 4-byte deltas are taken modulo 2^32 when the modular
+ * delta is below 2^31 (a wrap); otherwise, or with NOWRAP32, a decrease is a
+ * reset. Returns a pcq_calc_status; *out (may be NULL) is written only on
+ * PCQ_CALC_OK and is then finite; *notes (may be NULL) gets PCQ_CALC_NOTE_*. */
+PCQ_API int pcq_calc_value(uint32_t type, int32_t scale, const pcq_calc_sample *older,
+                           const pcq_calc_sample *newer, unsigned flags, double *out,
+                           unsigned *notes);
+
+/* 10^scale for scale in -10..10 (exact powers from a table); 0 otherwise. */
+PCQ_API double pcq_calc_scale_factor(int32_t scale);
+
+/* Text for people: hex when the type is a HEX type or Attrib has 0x10;
+ * group separators ("1,234") unless Attrib has 0x4; integers for integer-valued
+ * types unless Attrib has 0x8 (display as real); the unit (" /sec", " %",
+ * " s"). Attrib 0x2 (no display) gives "". Writes at most cap bytes, always
+ * NUL-terminated when cap > 0; returns the length the full text needs. */
+#define PCQ_CALC_TEXT_SIZE 64   /* always enough */
+PCQ_API size_t pcq_calc_format(double value, uint32_t type, uint64_t attrib, char *dst,
+                               size_t cap);
+
+/* ---- Cooking two data buffers of one query (§3.1.4.1.6). ---- */
+
+/* One cooked value: a counter of an instance, or an aggregate over instances. */
+typedef struct pcq_calc_row {
+    uint32_t counter_id, type;
+    uint32_t instance_id;
+    int has_instance;          /* 0 for single-instance data */
+    pcq_bytes instance;        /* UTF-16LE name in the newer buffer, without the NUL */
+    uint32_t dup_index;        /* n of "name#n" among equal names; 0 for the first */
+    int is_aggregate;          /* 1: aggregate row; instance fields unused */
+    uint32_t aggregate_func;   /* PERF_AGGREGATE_*: 1 total, 2 average, 3 min, 4 max */
+    uint32_t instances_used;   /* aggregate: instances whose status was OK */
+    int status;                /* pcq_calc_status */
+    unsigned notes;            /* PCQ_CALC_NOTE_* */
+    double value;              /* when status is PCQ_CALC_OK; DefaultScale applied per flags */
+    uint32_t info_index;       /* the counter's index in the counterset-info */
+    uint64_t attrib;           /* the counter's Attrib */
+    uint32_t block_index;      /* the block of the newer buffer (0-based) */
+    size_t offset;             /* of the value's _PERF_COUNTER_DATA in the newer buffer */
+} pcq_calc_row;
+
+/* Cooks every counter of every instance of `newer` against `older` (may be
+ * NULL: two-sample types get PCQ_CALC_NEED_SECOND_SAMPLE), both decoded by
+ * pcq_decode_data from buffers that stay unchanged, with the counterset of
+ * `info`. Blocks of type 2 and 6 name their counters; a block of type 1 or 4
+ * takes its counter (and a type 1 block its instance) from the identifier
+ * whose Index is the block's position (ids, n_ids: the opnum 5 reply; may be
+ * NULL). Related counters (BaseCounterId, PerfTimeId, PerfFreqId, MultiId)
+ * are looked up in the same instance of the same sample; instances are
+ * matched between samples by (InstanceId, name, occurrence). Aggregate rows
+ * (AggregateFunc 1..4, counterset InstanceType 4, 6 or 0xC) follow the
+ * instance rows, in the order of the counters in info; they combine the
+ * computed values of the instances (before DefaultScale).
+ * Returns PCQ_OK and *count rows; PCQ_ERR_BUFFER_TOO_SMALL with *count = rows
+ * needed (cap 0 and rows NULL size); PCQ_ERR_INVALID_ARG (err: offset in the
+ * newer buffer) for a counter id missing from info or a type 1/4 block
+ * without an identifier; or an iterator error of a buffer that changed.
+ * Time: O(values x counters per instance) when instances keep their order
+ * between samples; a moved instance costs a scan of the older buffer. */
+PCQ_API int pcq_calc_cook(const pcq_counterset_info *info, const pcq_data *older,
+                          const pcq_data *newer, const pcq_identifier *ids, size_t n_ids,
+                          unsigned flags, pcq_calc_row *rows, size_t cap, size_t *count,
+                          pcq_error *err);
+#endif /* PCQ_NO_CALC */
 /* ==== END evaluator ==== */
 
 #ifdef __cplusplus
