@@ -814,11 +814,12 @@ static int iter_more(pcq_iter *it)
     room = it->end - it->pos;
     if (!(it->bounded & IT_COUNTED)) return room > 0;
     if (it->left > 0) {
-        if (room == 0) return iter_fail(it, PCQ_ERR_COUNT_MISMATCH, it->count_at, "count");
+        if (room == 0)
+            return iter_fail(it, PCQ_ERR_COUNT_MISMATCH, it->count_at, it->count_what);
         return 1;
     }
     if ((it->bounded & IT_EXACT) && room >= 8)
-        return iter_fail(it, PCQ_ERR_COUNT_MISMATCH, it->size_at, "size");
+        return iter_fail(it, PCQ_ERR_COUNT_MISMATCH, it->size_at, it->size_what);
     return 0;
 }
 
@@ -1094,10 +1095,14 @@ static void block_instances(const uint8_t *buf, size_t buf_len, const pcq_block 
     it->bounded = IT_COUNTED | IT_EXACT;
     it->left = b->num_instances;
     it->count_at = mi + MI_COUNT;
+    it->count_what = "_PERF_MULTI_INSTANCES.dwInstances";
     it->size_at = mi;
+    it->size_what = "_PERF_MULTI_INSTANCES.dwTotalSize";
     /* PERF_COUNTERSET: dwCounters values per instance; PERF_MULTI_INSTANCES: one. */
     it->nvalues = b->type == PCQ_PERF_COUNTERSET ? b->num_counters : 1;
     it->aux_at = b->type == PCQ_PERF_COUNTERSET ? b->offset + CH_SIZE + MC_COUNT : mi;
+    it->aux_what = b->type == PCQ_PERF_COUNTERSET ? "_PERF_MULTI_COUNTERS.dwCounters"
+                                                  : "_PERF_MULTI_INSTANCES.dwTotalSize";
 }
 
 static void block_values(const uint8_t *buf, size_t buf_len, const pcq_block *b, pcq_iter *it)
@@ -1107,7 +1112,9 @@ static void block_values(const uint8_t *buf, size_t buf_len, const pcq_block *b,
     it->left = b->type == PCQ_PERF_MULTI_COUNTERS ? b->num_counters
              : b->type == PCQ_PERF_SINGLE_COUNTER ? 1 : 0;
     it->count_at = b->offset + CH_SIZE + MC_COUNT;
+    it->count_what = "_PERF_MULTI_COUNTERS.dwCounters";
     it->size_at = b->offset + CH_SZ;
+    it->size_what = "_PERF_COUNTER_HEADER.dwSize";
     if (it->left == 0) it->pos = it->end;
 }
 
@@ -1248,6 +1255,7 @@ int pcq_instances_of_block_next(pcq_iter *it, pcq_data_instance *out)
     v.bounded |= IT_COUNTED;            /* the container goes on: no slack check */
     v.left = it->nvalues;
     v.count_at = it->aux_at;
+    v.count_what = it->aux_what;
     while ((rc = pcq_values_next(&v, &out->value)) == 1) {}
     if (rc < 0) return iter_adopt(it, &v, rc);
     out->values_end = v.pos;
@@ -1263,7 +1271,9 @@ void pcq_data_blocks(const pcq_data *d, pcq_iter *it)
     it->bounded = IT_COUNTED | IT_EXACT;
     it->left = d->num_counters;
     it->count_at = DH_NUM;
+    it->count_what = "_PERF_DATA_HEADER.dwNumCounter";
     it->size_at = 0;
+    it->size_what = "_PERF_DATA_HEADER.dwTotalSize";
 }
 
 uint32_t pcq_block_counter_id(const pcq_block *b, uint32_t i)
@@ -1292,6 +1302,7 @@ void pcq_instance_values(const pcq_data *d, const pcq_data_instance *inst, pcq_i
     it->bounded = IT_COUNTED;
     it->left = inst->num_values;
     it->count_at = inst->offset;
+    it->count_what = "_PERF_INSTANCE_HEADER";
 }
 
 static void read_data_header(const uint8_t *b, size_t len, pcq_data *d)

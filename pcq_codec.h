@@ -289,6 +289,7 @@ typedef struct pcq_iter {
     size_t pos, end;         /* current position and end of the container */
     size_t count_at, size_at;/* offsets of the count and size fields */
     size_t aux_at;           /* offset blamed when an instance lacks values */
+    const char *count_what, *size_what, *aux_what;  /* their field names */
     uint32_t left, index;    /* items still expected, items returned */
     uint32_t nvalues;        /* values per instance (PERF_COUNTERSET) */
     int mode, bounded;       /* what is iterated; count known? */
