@@ -398,7 +398,8 @@ static int wr_strings_text_size(pcq_writer *w, wr_entry_fn get, const void *ctx,
             return wr_fail(w, rc);
         if (!e.present)
             continue;
-        if (!wr_add(*sum, e.text.len, sum) || !wr_add(*sum, WR_NUL, sum))
+        /* Sizes first: a text too long for dwSize is refused unread. */
+        if (!wr_add(*sum, e.text.len, sum) || !wr_add(*sum, WR_NUL, sum) || !wr_fits32(*sum))
             return wr_fail(w, PCQ_ERR_OVERFLOW);
         rc = wr_check_text(e.text.ptr, e.text.len);
         if (rc != PCQ_OK)
