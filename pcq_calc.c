@@ -506,4 +506,570 @@ size_t pcq_calc_format(double value, uint32_t type, uint64_t attrib, char *dst, 
     return len;
 }
 
+/* ------------------------------------------------------------------------ */
+/* Cooking two data buffers of one query (§3.1.4.1.6)                       */
+/* ------------------------------------------------------------------------ */
+
+/* A group: the values of one instance, or of one single-instance block. */
+typedef struct cgroup {
+    pcq_block blk;
+    uint32_t block_index;
+    pcq_data_instance inst;    /* types 4 and 6 */
+    int has_instance;
+    uint32_t instance_id;
+    pcq_bytes name;
+    size_t inst_offset;        /* 0 for types 1 and 2 */
+    uint32_t one_id;           /* types 1 and 4: the identifier's counter id */
+} cgroup;
+
+/* Walks the groups of one data buffer, block after block. */
+typedef struct gwalk {
+    const pcq_data *d;
+    const pcq_identifier *ids;
+    size_t n_ids;
+    int multi_set;             /* the counterset is not single-instance */
+    pcq_iter blocks, insts;
+    pcq_block blk;
+    uint32_t next_block;
+    int in_block;
+} gwalk;
+
+static int cook_fail(pcq_error *err, int code, size_t offset, const char *what)
+{
+    if (err != NULL) {
+        err->code = code;
+        err->offset = offset;
+        err->what = what;
+    }
+    return code;
+}
+
+static void gwalk_begin(gwalk *w, const pcq_data *d, const pcq_identifier *ids, size_t n_ids,
+                        int multi_set)
+{
+    memset(w, 0, sizeof *w);
+    w->d = d;
+    w->ids = ids;
+    w->n_ids = n_ids;
+    w->multi_set = multi_set;
+    pcq_data_blocks(d, &w->blocks);
+}
+
+/* The identifier whose Index is block i (§2.2.4.6: "the position in which the
+ * corresponding counter data is returned"). */
+static const pcq_identifier *ident_for_block(const gwalk *w, uint32_t i)
+{
+    size_t k;
+    for (k = 0; k < w->n_ids; k++)
+        if (w->ids[k].index == i)
+            return &w->ids[k];
+    return NULL;
+}
+
+/* The next group; 1, 0 at the end, or a negative status (err filled). */
+static int gwalk_next(gwalk *w, cgroup *g, pcq_error *err)
+{
+    const pcq_identifier *id;
+    int rc;
+    for (;;) {
+        if (w->in_block) {
+            memset(g, 0, sizeof *g);
+            rc = pcq_instances_of_block_next(&w->insts, &g->inst);
+            if (rc < 0) {
+                if (err != NULL) *err = w->insts.err;
+                return rc;
+            }
+            if (rc == 1) {
+                g->blk = w->blk;
+                g->block_index = w->next_block - 1;
+                g->has_instance = 1;
+                g->instance_id = g->inst.instance_id;
+                g->name = g->inst.name;
+                g->inst_offset = g->inst.offset;
+                if (w->blk.type == PCQ_PERF_MULTI_INSTANCES) {
+                    id = ident_for_block(w, g->block_index);
+                    if (id == NULL)
+                        return cook_fail(err, PCQ_ERR_INVALID_ARG, w->blk.offset,
+                                         "PERF_MULTI_INSTANCES block without an identifier");
+                    g->one_id = id->counter_id;
+                }
+                return 1;
+            }
+            w->in_block = 0;
+        }
+        rc = pcq_blocks_next(&w->blocks, &w->blk);
+        if (rc <= 0) {
+            if (rc < 0 && err != NULL) *err = w->blocks.err;
+            return rc;
+        }
+        w->next_block++;
+        if (w->blk.type == PCQ_PERF_MULTI_INSTANCES || w->blk.type == PCQ_PERF_COUNTERSET) {
+            pcq_block_instances(w->d, &w->blk, &w->insts);
+            w->in_block = 1;
+            continue;
+        }
+        if (w->blk.type != PCQ_PERF_SINGLE_COUNTER && w->blk.type != PCQ_PERF_MULTI_COUNTERS)
+            continue;                 /* PERF_ERROR_RETURN: no value to cook */
+        memset(g, 0, sizeof *g);
+        g->blk = w->blk;
+        g->block_index = w->next_block - 1;
+        if (w->blk.type == PCQ_PERF_SINGLE_COUNTER) {
+            id = ident_for_block(w, g->block_index);
+            if (id == NULL)
+                return cook_fail(err, PCQ_ERR_INVALID_ARG, w->blk.offset,
+                                 "PERF_SINGLE_COUNTER block without an identifier");
+            g->one_id = id->counter_id;
+            g->has_instance = w->multi_set;
+            g->instance_id = id->instance_id;
+            g->name = id->name;
+        }
+        return 1;
+    }
+}
+
+/* Values of a group, with their counter ids. */
+typedef struct gvit {
+    pcq_iter it;
+    uint32_t j;
+    int single;                /* types 1, 4: the one value, not yet returned */
+} gvit;
+
+static void gv_begin(const pcq_data *d, const cgroup *g, gvit *v)
+{
+    memset(v, 0, sizeof *v);
+    if (g->blk.type == PCQ_PERF_SINGLE_COUNTER || g->blk.type == PCQ_PERF_MULTI_INSTANCES)
+        v->single = 1;
+    else if (g->blk.type == PCQ_PERF_MULTI_COUNTERS)
+        pcq_block_values(d, &g->blk, &v->it);
+    else
+        pcq_instance_values(d, &g->inst, &v->it);
+}
+
+static int gv_next(gvit *v, const cgroup *g, uint32_t *id, pcq_value *val)
+{
+    int rc;
+    if (g->blk.type == PCQ_PERF_SINGLE_COUNTER || g->blk.type == PCQ_PERF_MULTI_INSTANCES) {
+        if (!v->single)
+            return 0;
+        v->single = 0;
+        *id = g->one_id;
+        *val = g->blk.type == PCQ_PERF_SINGLE_COUNTER ? g->blk.value : g->inst.value;
+        return 1;
+    }
+    rc = pcq_values_next(&v->it, val);
+    if (rc == 1)
+        *id = pcq_block_counter_id(&g->blk, v->j++);
+    return rc;
+}
+
+/* The value of counter `id` in group g: 1 found, 0 not, or a negative status. */
+static int group_find(const pcq_data *d, const cgroup *g, uint32_t id, pcq_value *out)
+{
+    gvit v;
+    uint32_t cid = 0;
+    int rc;
+    gv_begin(d, g, &v);
+    while ((rc = gv_next(&v, g, &cid, out)) == 1)
+        if (cid == id)
+            return 1;
+    return rc;
+}
+
+static int same_instance(const cgroup *a, const cgroup *b)
+{
+    if (a->has_instance != b->has_instance)
+        return 0;
+    if (!a->has_instance)
+        return 1;
+    return a->instance_id == b->instance_id && a->name.len == b->name.len &&
+           (a->name.len == 0 || memcmp(a->name.ptr, b->name.ptr, a->name.len) == 0);
+}
+
+/* Groups that hold the same counters of the same instance. */
+static int same_group(const cgroup *a, const cgroup *b)
+{
+    int a1 = a->blk.type == PCQ_PERF_SINGLE_COUNTER || a->blk.type == PCQ_PERF_MULTI_INSTANCES;
+    int b1 = b->blk.type == PCQ_PERF_SINGLE_COUNTER || b->blk.type == PCQ_PERF_MULTI_INSTANCES;
+    if (a1 != b1 || (a1 && a->one_id != b->one_id))
+        return 0;
+    return same_instance(a, b);
+}
+
+typedef struct cook_ctx {
+    const pcq_counterset_info *info;
+    const pcq_data *older, *newer;
+    const pcq_identifier *ids;
+    size_t n_ids;
+    int multi_set;
+    int loose_new, loose_old;  /* types 1/4 present: related values may sit in other blocks */
+    unsigned flags;
+    gwalk hint;                /* older sample: just after the last matched group */
+    pcq_error *err;
+} cook_ctx;
+
+/* A related counter of g's instance in sample d: first in g itself, then (when
+ * the sample has single-counter blocks) in any group of the same instance. */
+static int find_related(const cook_ctx *c, const pcq_data *d, int loose, const cgroup *g,
+                        uint32_t id, pcq_value *out)
+{
+    gwalk w;
+    cgroup o;
+    int rc = group_find(d, g, id, out);
+    if (rc != 0 || !loose)
+        return rc;
+    gwalk_begin(&w, d, c->ids, c->n_ids, c->multi_set);
+    while ((rc = gwalk_next(&w, &o, c->err)) == 1)
+        if (same_instance(g, &o) && (rc = group_find(d, &o, id, out)) != 0)
+            return rc;
+    return rc;
+}
+
+/* How many groups before g (in its own sample d) have the same identity. */
+static int occurrence(const cook_ctx *c, const pcq_data *d, const cgroup *g, uint32_t *occ)
+{
+    gwalk w;
+    cgroup o;
+    int rc;
+    *occ = 0;
+    gwalk_begin(&w, d, c->ids, c->n_ids, c->multi_set);
+    while ((rc = gwalk_next(&w, &o, c->err)) == 1) {
+        if (o.block_index == g->block_index && o.inst_offset == g->inst_offset)
+            return 0;
+        if (same_group(g, &o))
+            (*occ)++;
+    }
+    return rc;
+}
+
+/* The group of the older sample that matches g of the newer: 1, 0, or < 0.
+ * First the group right after the previous match (instances usually keep
+ * their order: O(1)); else a scan for the same occurrence of the same
+ * (InstanceId, name) (O(groups)). */
+static int match_older(cook_ctx *c, const cgroup *g, cgroup *og)
+{
+    gwalk w = c->hint;
+    uint32_t occ, seen = 0;
+    int rc = gwalk_next(&w, og, c->err);
+    if (rc < 0)
+        return rc;
+    if (rc == 1 && same_group(g, og)) {
+        c->hint = w;
+        return 1;
+    }
+    if ((rc = occurrence(c, c->newer, g, &occ)) < 0)
+        return rc;
+    gwalk_begin(&w, c->older, c->ids, c->n_ids, c->multi_set);
+    while ((rc = gwalk_next(&w, og, c->err)) == 1) {
+        if (same_group(g, og) && seen++ == occ) {
+            c->hint = w;
+            return 1;
+        }
+    }
+    return rc;
+}
+
+/* A sample of counter r (value v) in group g of sample d, with its related values. */
+static int fill_sample(const cook_ctx *c, const pcq_data *d, int loose, const cgroup *g,
+                       const pcq_counter_reg *r, const pcq_value *v, pcq_calc_sample *s)
+{
+    const pcq_calc_type *t = pcq_calc_type_info(r->type);
+    unsigned need = t != NULL ? t->needs : 0;
+    pcq_value rv;
+    int rc;
+
+    memset(s, 0, sizeof *s);
+    s->value = v->u64;
+    s->value_size = v->is_int ? (uint8_t)v->data_size : 0xFFu;   /* 0xFF: not 4 or 8 */
+    s->time = d->perf_time_stamp;
+    s->time_100ns = d->perf_time_100nsec;
+    s->freq = d->perf_freq;
+    if (r->type == 0x20670500u)       /* PRECISION_OBJECT_TIMER: PerfTimeId, else the base */
+        need |= PCQ_CALC_NEEDS_BASE;
+    if ((need & PCQ_CALC_NEEDS_BASE) &&
+        (rc = find_related(c, d, loose, g, r->base_counter_id, &rv)) != 0) {
+        if (rc < 0) return rc;
+        s->base = rv.u64;
+        s->base_size = rv.is_int ? (uint8_t)rv.data_size : 0xFFu;
+        s->have |= PCQ_CALC_HAVE_BASE;
+    }
+    if ((need & PCQ_CALC_NEEDS_TIME) &&
+        (rc = find_related(c, d, loose, g, r->perf_time_id, &rv)) != 0) {
+        if (rc < 0) return rc;
+        s->obj_time = rv.u64;
+        s->have |= rv.is_int ? PCQ_CALC_HAVE_TIME : 0u;
+    }
+    if ((need & PCQ_CALC_NEEDS_FREQ) &&
+        (rc = find_related(c, d, loose, g, r->perf_freq_id, &rv)) != 0) {
+        if (rc < 0) return rc;
+        s->obj_freq = rv.u64;
+        s->have |= rv.is_int ? PCQ_CALC_HAVE_FREQ : 0u;
+    }
+    if ((need & PCQ_CALC_NEEDS_MULTI) &&
+        (rc = find_related(c, d, loose, g, r->multi_id, &rv)) != 0) {
+        if (rc < 0) return rc;
+        s->multi = rv.u64;
+        s->have |= rv.is_int ? PCQ_CALC_HAVE_MULTI : 0u;
+    }
+    return 0;
+}
+
+/* The counter-info entry of counter id (the hint index first: values usually
+ * come in the order of the counterset). 1 found, 0 not. */
+static int find_reg(const pcq_counterset_info *info, uint32_t id, uint32_t hint,
+                    pcq_counter_reg *r, uint32_t *index)
+{
+    uint32_t i;
+    if (hint < info->set.num_counters && pcq_counterset_counter(info, hint, r) == PCQ_OK &&
+        r->counter_id == id) {
+        *index = hint;
+        return 1;
+    }
+    for (i = 0; i < info->set.num_counters; i++)
+        if (pcq_counterset_counter(info, i, r) == PCQ_OK && r->counter_id == id) {
+            *index = i;
+            return 1;
+        }
+    return 0;
+}
+
+/* Where a value's counter id travels, for the error offset. */
+static size_t id_offset(const pcq_data *d, const cgroup *g, uint32_t j)
+{
+    if (g->blk.type == PCQ_PERF_MULTI_COUNTERS || g->blk.type == PCQ_PERF_COUNTERSET)
+        return (size_t)(g->blk.counter_ids.ptr - d->buf) + (size_t)j * 4;
+    return g->blk.offset;
+}
+
+/* One row per value of group g; og: the matching older group or NULL. */
+static int cook_group(cook_ctx *c, const cgroup *g, const cgroup *og, pcq_calc_row *rows,
+                      size_t *n)
+{
+    gvit v;
+    pcq_value val, oval;
+    pcq_counter_reg r;
+    pcq_calc_sample ns, os;
+    uint32_t id = 0, index = 0, j = 0;
+    int rc, have_old;
+
+    gv_begin(c->newer, g, &v);
+    for (; (rc = gv_next(&v, g, &id, &val)) == 1; j++) {
+        pcq_calc_row *row = &rows[*n];
+        if (!find_reg(c->info, id, j, &r, &index))
+            return cook_fail(c->err, PCQ_ERR_INVALID_ARG, id_offset(c->newer, g, j),
+                             "counter id not in the counterset-info");
+        if ((rc = fill_sample(c, c->newer, c->loose_new, g, &r, &val, &ns)) < 0)
+            return rc;
+        have_old = og != NULL && (rc = group_find(c->older, og, id, &oval)) == 1;
+        if (rc < 0)
+            return rc;
+        if (have_old && (rc = fill_sample(c, c->older, c->loose_old, og, &r, &oval, &os)) < 0)
+            return rc;
+        memset(row, 0, sizeof *row);
+        row->counter_id = id;
+        row->type = r.type;
+        row->instance_id = g->instance_id;
+        row->has_instance = g->has_instance;
+        row->instance = g->name;
+        row->info_index = index;
+        row->attrib = r.attrib;
+        row->block_index = g->block_index;
+        row->instance_offset = g->inst_offset;
+        row->offset = val.offset;
+        row->status = pcq_calc_value(r.type, r.default_scale, have_old ? &os : NULL, &ns,
+                                     c->flags, &row->value, &row->notes);
+        (*n)++;
+    }
+    return rc;
+}
+
+/* The first row of each group leads it; groups are runs of rows with the
+ * same block and instance header. */
+static int leads(const pcq_calc_row *rows, size_t i)
+{
+    return i == 0 || rows[i].block_index != rows[i - 1].block_index ||
+           rows[i].instance_offset != rows[i - 1].instance_offset;
+}
+
+/* Leaders a and b stand for the same counters under the same name: their
+ * first counters agree (a PERF_COUNTERSET block lists the same counters for
+ * every instance; a single-counter group has just the one). */
+static int same_name(const pcq_calc_row *a, const pcq_calc_row *b)
+{
+    if (!a->has_instance || !b->has_instance || a->counter_id != b->counter_id ||
+        a->instance.len != b->instance.len)
+        return 0;
+    return a->instance.len == 0 || memcmp(a->instance.ptr, b->instance.ptr, a->instance.len) == 0;
+}
+
+/* "name#n": n counts the groups of the same name ordered before this one by
+ * (InstanceId, position), so the numbering does not depend on the order
+ * the server happened to list instances in. O(groups^2) compares of rows. */
+static void number_duplicates(pcq_calc_row *rows, size_t n)
+{
+    size_t i, k, e;
+    for (i = 0; i < n; i = e) {
+        uint32_t dup = 0;
+        for (e = i + 1; e < n && !leads(rows, e); e++) {}
+        if (rows[i].has_instance)
+            for (k = 0; k < n; k++)
+                if (k != i && leads(rows, k) && same_name(&rows[i], &rows[k]) &&
+                    (rows[k].instance_id < rows[i].instance_id ||
+                     (rows[k].instance_id == rows[i].instance_id && k < i)))
+                    dup++;
+        for (k = i; k < e; k++)
+            rows[k].dup_index = dup;
+    }
+}
+
+static int aggregates(const pcq_counterset_info *info)
+{
+    uint32_t t = info->set.instance_type;
+    return t == 0x4u || t == 0x6u || t == 0xCu;   /* §2.2.4.1 */
+}
+
+static int aggregate_counter(const pcq_counter_reg *r)
+{
+    return r->aggregate_func >= 1 && r->aggregate_func <= 4;
+}
+
+/* Combines the computed values (DefaultScale already applied: a positive
+ * factor commutes with sum, average, min and max) of the instance rows of
+ * counter i whose status is OK. */
+static void aggregate_row(const pcq_calc_row *rows, size_t n, uint32_t i,
+                          const pcq_counter_reg *r, unsigned flags, pcq_calc_row *out)
+{
+    size_t k;
+    double acc = 0.0;
+    uint32_t used = 0;
+    int st = pcq_calc_value(r->type, 0, NULL, NULL, flags | PCQ_CALC_NOSCALE, NULL, NULL);
+
+    memset(out, 0, sizeof *out);
+    out->counter_id = r->counter_id;
+    out->type = r->type;
+    out->is_aggregate = 1;
+    out->aggregate_func = r->aggregate_func;
+    out->info_index = i;
+    out->attrib = r->attrib;
+    out->status = st == PCQ_CALC_NEED_SECOND_SAMPLE ? PCQ_CALC_OK : st;
+    for (k = 0; out->status == PCQ_CALC_OK && k < n; k++) {
+        double v = rows[k].value;
+        if (rows[k].is_aggregate || !rows[k].has_instance || rows[k].info_index != i ||
+            rows[k].status != PCQ_CALC_OK)
+            continue;
+        if (used == 0 || r->aggregate_func <= 2)
+            acc = used == 0 ? v : acc + v;
+        else if (r->aggregate_func == 3 ? v < acc : v > acc)
+            acc = v;
+        used++;
+    }
+    if (out->status == PCQ_CALC_OK && used == 0)
+        out->status = PCQ_CALC_NO_INSTANCE;
+    if (out->status == PCQ_CALC_OK && r->aggregate_func == 2)
+        acc /= (double)used;
+    if (out->status == PCQ_CALC_OK && !isfinite(acc))
+        out->status = PCQ_CALC_OUT_OF_RANGE;
+    out->instances_used = used;
+    if (out->status == PCQ_CALC_OK)
+        out->value = acc == 0.0 ? 0.0 : acc;
+}
+
+/* Rows the newer sample needs: one per value, plus the aggregates. */
+static int count_rows(cook_ctx *c, size_t *need)
+{
+    gwalk w;
+    cgroup g;
+    pcq_counter_reg r;
+    uint32_t i;
+    int rc;
+    *need = 0;
+    gwalk_begin(&w, c->newer, c->ids, c->n_ids, c->multi_set);
+    while ((rc = gwalk_next(&w, &g, c->err)) == 1) {
+        if (g.blk.type == PCQ_PERF_MULTI_COUNTERS)
+            *need += g.blk.num_counters;
+        else if (g.blk.type == PCQ_PERF_COUNTERSET)
+            *need += g.inst.num_values;
+        else {
+            *need += 1;
+            c->loose_new = 1;
+        }
+    }
+    if (rc < 0)
+        return rc;
+    if (aggregates(c->info))
+        for (i = 0; i < c->info->set.num_counters; i++)
+            if (pcq_counterset_counter(c->info, i, &r) == PCQ_OK && aggregate_counter(&r))
+                (*need)++;
+    return PCQ_OK;
+}
+
+/* Whether the older sample has single-counter blocks (and that it walks). */
+static int scan_older(cook_ctx *c)
+{
+    gwalk w;
+    cgroup g;
+    int rc;
+    gwalk_begin(&w, c->older, c->ids, c->n_ids, c->multi_set);
+    while ((rc = gwalk_next(&w, &g, c->err)) == 1)
+        if (g.blk.type == PCQ_PERF_SINGLE_COUNTER || g.blk.type == PCQ_PERF_MULTI_INSTANCES)
+            c->loose_old = 1;
+    return rc;
+}
+
+int pcq_calc_cook(const pcq_counterset_info *info, const pcq_data *older, const pcq_data *newer,
+                  const pcq_identifier *ids, size_t n_ids, unsigned flags, pcq_calc_row *rows,
+                  size_t cap, size_t *count, pcq_error *err)
+{
+    cook_ctx c;
+    gwalk w;
+    cgroup g, og;
+    pcq_counter_reg r;
+    size_t need = 0, n = 0, ninst;
+    uint32_t i;
+    int rc;
+
+    if (info == NULL || newer == NULL || count == NULL || (cap > 0 && rows == NULL) ||
+        (n_ids > 0 && ids == NULL))
+        return cook_fail(err, PCQ_ERR_INVALID_ARG, 0, "pcq_calc_cook arguments");
+    memset(&c, 0, sizeof c);
+    c.info = info;
+    c.older = older;
+    c.newer = newer;
+    c.ids = ids;
+    c.n_ids = n_ids;
+    c.multi_set = info->set.instance_type != 0;
+    c.flags = flags;
+    c.err = err;
+    *count = 0;
+    if ((rc = count_rows(&c, &need)) < 0)
+        return rc;
+    *count = need;
+    if (need > cap)
+        return cook_fail(err, PCQ_ERR_BUFFER_TOO_SMALL, 0, "pcq_calc_row array");
+    if (older != NULL) {
+        if ((rc = scan_older(&c)) < 0)
+            return rc;
+        gwalk_begin(&c.hint, older, ids, n_ids, c.multi_set);
+    }
+    gwalk_begin(&w, newer, ids, n_ids, c.multi_set);
+    while ((rc = gwalk_next(&w, &g, err)) == 1) {
+        int found = 0;
+        if (older != NULL && (found = match_older(&c, &g, &og)) < 0)
+            return found;
+        if ((rc = cook_group(&c, &g, found == 1 ? &og : NULL, rows, &n)) < 0)
+            return rc;
+    }
+    if (rc < 0)
+        return rc;
+    number_duplicates(rows, n);
+    ninst = n;
+    if (aggregates(info))
+        for (i = 0; i < info->set.num_counters; i++)
+            if (pcq_counterset_counter(info, i, &r) == PCQ_OK && aggregate_counter(&r)) {
+                aggregate_row(rows, ninst, i, &r, flags, &rows[n]);
+                n++;
+            }
+    *count = n;
+    return PCQ_OK;
+}
+
 #endif /* PCQ_NO_CALC */

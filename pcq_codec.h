@@ -647,6 +647,7 @@ typedef struct pcq_calc_row {
     uint32_t info_index;       /* the counter's index in the counterset-info */
     uint64_t attrib;           /* the counter's Attrib */
     uint32_t block_index;      /* the block of the newer buffer (0-based) */
+    size_t instance_offset;    /* of its _PERF_INSTANCE_HEADER (0: none) */
     size_t offset;             /* of the value's _PERF_COUNTER_DATA in the newer buffer */
 } pcq_calc_row;
 
