@@ -232,7 +232,7 @@ static void wr_name(pcq_writer *w, const uint8_t *name, size_t n, size_t room)
 
 /* ---- writer lifecycle --------------------------------------------------- */
 
-PCQ_API void pcq_writer_init(pcq_writer *w, void *dst, size_t cap)
+void pcq_writer_init(pcq_writer *w, void *dst, size_t cap)
 {
     if (w == NULL)
         return;
@@ -243,7 +243,7 @@ PCQ_API void pcq_writer_init(pcq_writer *w, void *dst, size_t cap)
     w->state = WR_TOP;
 }
 
-PCQ_API int pcq_writer_finish(pcq_writer *w, size_t *len)
+int pcq_writer_finish(pcq_writer *w, size_t *len)
 {
     if (len != NULL)
         *len = 0;
@@ -263,7 +263,7 @@ PCQ_API int pcq_writer_finish(pcq_writer *w, size_t *len)
 /* ---- registration info, strings, GUIDs, instances, identifiers ---------- */
 
 /* §2.2.4.1, 32 bytes (Figure 1). NumCounters is written as given. */
-PCQ_API int pcq_put_counterset_reg(pcq_writer *w, const pcq_counterset_reg *set)
+int pcq_put_counterset_reg(pcq_writer *w, const pcq_counterset_reg *set)
 {
     int rc = wr_enter(w, WR_TOP);
 
@@ -280,7 +280,7 @@ PCQ_API int pcq_put_counterset_reg(pcq_writer *w, const pcq_counterset_reg *set)
 }
 
 /* §2.2.4.2, 48 bytes; Attrib is the 64-bit field at offset 8. */
-PCQ_API int pcq_put_counter_reg(pcq_writer *w, const pcq_counter_reg *c)
+int pcq_put_counter_reg(pcq_writer *w, const pcq_counter_reg *c)
 {
     int rc = wr_enter(w, WR_TOP);
 
@@ -303,7 +303,7 @@ PCQ_API int pcq_put_counter_reg(pcq_writer *w, const pcq_counter_reg *c)
 }
 
 /* §3.1.4.1.2 RequestCode 3, 4, 7, 9: a NUL-terminated string, nothing after. */
-PCQ_API int pcq_put_string(pcq_writer *w, const uint8_t *utf16, size_t nbytes)
+int pcq_put_string(pcq_writer *w, const uint8_t *utf16, size_t nbytes)
 {
     int rc = wr_enter(w, WR_TOP);
 
@@ -317,7 +317,7 @@ PCQ_API int pcq_put_string(pcq_writer *w, const uint8_t *utf16, size_t nbytes)
     return w->err;
 }
 
-PCQ_API int pcq_put_guid(pcq_writer *w, const pcq_guid *g)
+int pcq_put_guid(pcq_writer *w, const pcq_guid *g)
 {
     int rc = wr_enter(w, WR_TOP);
 
@@ -330,7 +330,7 @@ PCQ_API int pcq_put_guid(pcq_writer *w, const pcq_guid *g)
 }
 
 /* One element of the opnum-2 instance array (§3.1.4.1.3, Figure 3). */
-PCQ_API int pcq_put_instance(pcq_writer *w, uint32_t instance_id, const uint8_t *name16,
+int pcq_put_instance(pcq_writer *w, uint32_t instance_id, const uint8_t *name16,
                              size_t nbytes)
 {
     uint32_t size;
@@ -349,7 +349,7 @@ PCQ_API int pcq_put_instance(pcq_writer *w, uint32_t instance_id, const uint8_t 
 /* One _PERF_COUNTER_IDENTIFIER and its name (§2.2.4.6, §3.1.4.1.5 Figure 4).
  * id->size is ignored: Size is computed. Status, Index and Reserved are
  * written as given (opnum 7 echoes them back). */
-PCQ_API int pcq_put_identifier(pcq_writer *w, const pcq_identifier *id)
+int pcq_put_identifier(pcq_writer *w, const pcq_identifier *id)
 {
     uint32_t size;
     int rc = wr_enter(w, WR_TOP);
@@ -469,7 +469,7 @@ static int wr_strings(pcq_writer *w, wr_entry_fn get, const void *ctx, uint32_t 
     return w->err;
 }
 
-PCQ_API int pcq_put_strings(pcq_writer *w, const pcq_string_entry *entries, uint32_t n,
+int pcq_put_strings(pcq_writer *w, const pcq_string_entry *entries, uint32_t n,
                             pcq_str_convention convention)
 {
     if (w != NULL && w->err == PCQ_OK && entries == NULL && n != 0)
@@ -481,7 +481,7 @@ PCQ_API int pcq_put_strings(pcq_writer *w, const pcq_string_entry *entries, uint
 
 /* _PERF_DATA_HEADER, 48 bytes; dwTotalSize and dwNumCounter are patched by
  * pcq_end_data. */
-PCQ_API int pcq_begin_data(pcq_writer *w, const pcq_data *hdr)
+int pcq_begin_data(pcq_writer *w, const pcq_data *hdr)
 {
     const pcq_systemtime *t;
     int rc = wr_enter(w, WR_TOP);
@@ -521,7 +521,7 @@ static int wr_count_block(pcq_writer *w)
 }
 
 /* PERF_ERROR_RETURN: the 16-byte _PERF_COUNTER_HEADER alone (NOTES §2). */
-PCQ_API int pcq_put_error_block(pcq_writer *w, uint32_t status)
+int pcq_put_error_block(pcq_writer *w, uint32_t status)
 {
     int rc = wr_enter(w, WR_DATA);
 
@@ -603,7 +603,7 @@ static int wr_begin_block(pcq_writer *w, uint32_t type, uint32_t status, wr_id_f
     return w->err;
 }
 
-PCQ_API int pcq_begin_block(pcq_writer *w, uint32_t type, uint32_t status,
+int pcq_begin_block(pcq_writer *w, uint32_t type, uint32_t status,
                             const uint32_t *counter_ids, uint32_t num_counters)
 {
     if (w != NULL && w->err == PCQ_OK && counter_ids == NULL && num_counters != 0)
@@ -627,7 +627,7 @@ static int wr_unit_complete(const pcq_writer *w)
 
 /* A _PERF_INSTANCE_HEADER inside a type 4 or 6 block (Figure 8, NOTES §2):
  * Size covers header, name, NUL and padding; the values follow it. */
-PCQ_API int pcq_put_data_instance(pcq_writer *w, uint32_t instance_id, const uint8_t *name16,
+int pcq_put_data_instance(pcq_writer *w, uint32_t instance_id, const uint8_t *name16,
                                   size_t nbytes)
 {
     uint32_t size;
@@ -641,7 +641,6 @@ PCQ_API int pcq_put_data_instance(pcq_writer *w, uint32_t instance_id, const uin
         return wr_fail(w, PCQ_ERR_LIMIT);
     if (wr_named_size(w, WR_INSTANCE_HDR, name16, nbytes, &size) != PCQ_OK)
         return w->err;
-    w->inst_at = w->len;
     wr_u32(w, size);
     wr_u32(w, instance_id);
     wr_name(w, name16, nbytes, size - WR_INSTANCE_HDR);
@@ -653,7 +652,7 @@ PCQ_API int pcq_put_data_instance(pcq_writer *w, uint32_t instance_id, const uin
 /* A _PERF_COUNTER_DATA and its value. NOTES §2: dwSize counts the structure,
  * the value and the zero padding to 8, and is at least 16 (so a 4-byte value
  * is followed by 4 zero bytes). */
-PCQ_API int pcq_put_value(pcq_writer *w, const uint8_t *bytes, uint32_t data_size)
+int pcq_put_value(pcq_writer *w, const uint8_t *bytes, uint32_t data_size)
 {
     size_t size;
     int rc = wr_enter(w, WR_BLOCK);
@@ -677,7 +676,7 @@ PCQ_API int pcq_put_value(pcq_writer *w, const uint8_t *bytes, uint32_t data_siz
     return w->err;
 }
 
-PCQ_API int pcq_put_value_u32(pcq_writer *w, uint32_t v)
+int pcq_put_value_u32(pcq_writer *w, uint32_t v)
 {
     uint8_t b[4];
 
@@ -688,7 +687,7 @@ PCQ_API int pcq_put_value_u32(pcq_writer *w, uint32_t v)
     return pcq_put_value(w, b, sizeof b);
 }
 
-PCQ_API int pcq_put_value_u64(pcq_writer *w, uint64_t v)
+int pcq_put_value_u64(pcq_writer *w, uint64_t v)
 {
     uint8_t b[8];
     unsigned i;
@@ -712,7 +711,7 @@ static void wr_patch_size(pcq_writer *w, size_t field, size_t from)
 
 /* Closes a block: _PERF_COUNTER_HEADER.dwSize is the exact block size
  * (§2.2.4.8); _PERF_MULTI_INSTANCES gets its size and count (§2.2.4.10). */
-PCQ_API int pcq_end_block(pcq_writer *w)
+int pcq_end_block(pcq_writer *w)
 {
     int rc = wr_enter(w, WR_BLOCK);
 
@@ -731,7 +730,7 @@ PCQ_API int pcq_end_block(pcq_writer *w)
 }
 
 /* Closes the data buffer: _PERF_DATA_HEADER.dwTotalSize and dwNumCounter. */
-PCQ_API int pcq_end_data(pcq_writer *w)
+int pcq_end_data(pcq_writer *w)
 {
     int rc = wr_enter(w, WR_DATA);
 
@@ -996,7 +995,7 @@ static int wr_re_kind(pcq_writer *w, pcq_kind kind, const void *src, size_t len,
     }
 }
 
-PCQ_API int pcq_reencode(pcq_kind kind, const void *src, size_t len, void *dst, size_t cap,
+int pcq_reencode(pcq_kind kind, const void *src, size_t len, void *dst, size_t cap,
                          size_t *out_len, pcq_error *err)
 {
     pcq_writer w;
