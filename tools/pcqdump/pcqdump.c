@@ -178,8 +178,13 @@ static void hex_complain(const char *name, const char *text, size_t at, int why)
     size_t line = 1, col = 1, i;
     unsigned char c = (unsigned char)text[at];
 
-    for (i = 0; i < at; i++, col++)
-        if (text[i] == '\n') line++, col = 0;
+    for (i = 0; i < at; i++) {
+        col++;
+        if (text[i] == '\n') {
+            line++;
+            col = 1;
+        }
+    }
     fprintf(stderr, "pcqdump: %s: line %zu, column %zu: ", name, line, col);
     if (why == PCQ_HEX_ODD)
         fputs("odd number of hex digits in a run\n", stderr);
@@ -416,7 +421,8 @@ static int tree_counterset_info(const tree *t, const pcq_opts *opts, pcq_error *
     for (i = 0; i < csi.set.num_counters; i++) {
         at = csi.counters_offset + 48u * (size_t)i;
         if ((rc = pcq_counterset_counter(&csi, i, &c)) != PCQ_OK) {
-            e.code = rc, e.offset = at;
+            e.code = rc;
+            e.offset = at;
             return walk_failed(rc, &e, err);
         }
         f_title(t, at, 0, "_PERF_COUNTER_REG_INFO", (long)i);
@@ -479,7 +485,8 @@ static int tree_strings(const tree *t, const pcq_opts *opts, pcq_error *err)
     f_u(t, 4, 1, "dwCounters", s.num_counters);
     for (i = 0; i < s.num_counters; i++) {
         if ((rc = pcq_strings_get(&s, i, &e)) != PCQ_OK) {
-            fail.code = rc, fail.offset = 8u + 8u * (size_t)i;
+            fail.code = rc;
+            fail.offset = 8u + 8u * (size_t)i;
             return walk_failed(rc, &fail, err);
         }
         tree_string_entry(t, i, &e);
@@ -522,7 +529,8 @@ static int tree_guids(const tree *t, const pcq_opts *opts, pcq_error *err)
     tree_head(t, PCQ_KIND_GUIDS);
     for (i = 0; i < a.count; i++) {
         if ((rc = pcq_guids_get(&a, i, &g)) != PCQ_OK) {
-            fail.code = rc, fail.offset = 16u * i;
+            fail.code = rc;
+            fail.offset = 16u * i;
             return walk_failed(rc, &fail, err);
         }
         sprintf(label, "GUID[%zu]", i);
@@ -749,7 +757,10 @@ static int tree_emit(FILE *out, pcq_kind kind, const uint8_t *buf, size_t len,
     tree t;
     size_t max;
 
-    t.out = out, t.buf = buf, t.len = len, t.width = 4;
+    t.out = out;
+    t.buf = buf;
+    t.len = len;
+    t.width = 4;
     for (max = len >> 16; max; max >>= 4) t.width++;   /* room for every offset */
     switch (kind) {
     case PCQ_KIND_COUNTERSET_INFO: return tree_counterset_info(&t, opts, err);
@@ -805,7 +816,9 @@ static int run(const args *a, const uint8_t *buf, size_t len)
     pcq_error err = {0, 0, NULL};
     int rc;
 
-    dc.name = a->name, dc.strict = a->strict, dc.count = 0;
+    dc.name = a->name;
+    dc.strict = a->strict;
+    dc.count = 0;
     opts.flags = a->strict ? PCQ_STRICT : 0u;
     opts.on_diag = print_diag;
     opts.ctx = &dc;
