@@ -451,8 +451,19 @@ typedef struct pcq_writer {
 } pcq_writer;
 
 PCQ_API void pcq_writer_init(pcq_writer *w, void *dst, size_t cap);
-/* PCQ_OK and *len = bytes written; PCQ_ERR_BUFFER_TOO_SMALL and *len = bytes
- * needed; or the first error of the sequence (PCQ_ERR_STATE, ...). */
+/* PCQ_OK and *len = bytes written (with dst == NULL: bytes needed, cap
+ * ignored); PCQ_ERR_BUFFER_TOO_SMALL and *len = bytes needed; or the first
+ * error of the sequence with *len = 0. len may be NULL.
+ * Errors of the put/begin/end calls:
+ *   PCQ_ERR_INVALID_ARG  odd nbytes, NULL with a non-zero length, a U+0000
+ *                        inside a name (it would not survive decoding),
+ *                        counter ids given for type 1 or 4, bad convention;
+ *   PCQ_ERR_LIMIT        more than PCQ_MAX_COUNTERS entries, ids or blocks,
+ *                        more than PCQ_MAX_INSTANCES instances;
+ *   PCQ_ERR_OVERFLOW     a size that does not fit its 32-bit wire field;
+ *   PCQ_ERR_STATE        a call out of order (a value outside a block, the
+ *                        wrong number of values, begin_block with type 0 or
+ *                        an unknown type, finish with a block still open). */
 PCQ_API int pcq_writer_finish(pcq_writer *w, size_t *len);
 
 PCQ_API int pcq_put_counterset_reg(pcq_writer *w, const pcq_counterset_reg *set);
@@ -482,8 +493,11 @@ PCQ_API int pcq_put_value_u64(pcq_writer *w, uint64_t v);
 PCQ_API int pcq_end_block(pcq_writer *w);
 PCQ_API int pcq_end_data(pcq_writer *w);
 
-/* Decode src as `kind` and write its canonical encoding. For a canonical
- * buffer the output equals the input byte for byte. */
+/* Decode src as `kind` (lenient) and write its canonical encoding. For a
+ * canonical buffer the output equals the input byte for byte. Decoder errors
+ * come back through err unchanged (*out_len = 0); output-side errors set
+ * err->code with offset 0. dst == NULL sizes; a too-small dst gives
+ * PCQ_ERR_BUFFER_TOO_SMALL with *out_len = bytes needed. */
 PCQ_API int pcq_reencode(pcq_kind kind, const void *src, size_t len, void *dst, size_t cap,
                          size_t *out_len, pcq_error *err);
 #endif /* PCQ_NO_ENCODER */
