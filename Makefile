@@ -81,7 +81,7 @@ DEMO_PREFERRED := vectors/data/processor-information.hex
 DEMO ?= $(firstword $(wildcard $(DEMO_PREFERRED)) \
                     $(patsubst %.json,%.hex,$(wildcard vectors/data/*.json)))
 
-.PHONY: all build demo check check-variant check-cxx check-knobs install uninstall clean
+.PHONY: all build demo check check-variant check-cli check-cxx check-knobs install uninstall clean
 .DEFAULT_GOAL := all
 
 all: build demo
@@ -165,6 +165,7 @@ check:
 	     END { printf "check: %d passed, %d failed\n", p, f; exit (f > 0 || NR == 0) }' $(RESULTS)
 
 check-variant: $(TESTS) $(PCQDUMP)
+	@$(MAKE) --no-print-directory check-cli
 	@for t in $(TESTS); do \
 	  log=$(OBJ)/$$(basename $$t).log; \
 	  $$t > $$log 2>&1; rc=$$?; \
@@ -180,6 +181,36 @@ check-variant: $(TESTS) $(PCQDUMP)
 	  echo "$(VARIANT) $$(basename $$t): $$line" >> $(RESULTS); \
 	done
 
+# pcqdump on every vector, as a user runs it: a good vector decodes (exit 0,
+# output on stdout; exit 3 under --strict when it has a .diag), a malformed one
+# exits 1 with a message on stderr and prints nothing on stdout.
+CLI_OUT := $(OBJ)/cli
+check-cli: $(PCQDUMP)
+	@pass=0; fail=0; \
+	for hex in $(wildcard vectors/*/*.hex); do \
+	  kind=$$(basename $$(dirname $$hex)); base=$${hex%.hex}; \
+	  for mode in tree json strict; do \
+	    case $$mode in tree) opt=;; json) opt=--json;; strict) opt="--strict --json";; esac; \
+	    if [ -f $$base.err ]; then want=1; \
+	    elif [ $$mode = strict ] && [ -f $$base.diag ]; then want=3; \
+	    else want=0; fi; \
+	    $(PCQDUMP) $$opt --hex --kind $$kind $$hex > $(CLI_OUT).out 2> $(CLI_OUT).err; rc=$$?; \
+	    why=; \
+	    if [ $$rc != $$want ]; then why="exit status $$rc, expected $$want"; \
+	    elif [ $$want = 0 ] && [ ! -s $(CLI_OUT).out ]; then why="printed nothing"; \
+	    elif [ $$want != 0 ] && [ ! -s $(CLI_OUT).err ]; then why="no message on stderr"; \
+	    elif [ $$want = 1 ] && [ -s $(CLI_OUT).out ]; then why="printed output for a malformed buffer"; \
+	    fi; \
+	    if [ -z "$$why" ]; then pass=$$((pass + 1)); else \
+	      fail=$$((fail + 1)); \
+	      echo "FAIL: $(PCQDUMP) $$opt --hex --kind $$kind $$hex: $$why"; \
+	      head -n 3 $(CLI_OUT).err | sed 's/^/    /'; \
+	    fi; \
+	  done; \
+	done; \
+	echo "pcqdump: $$pass passed, $$fail failed"; \
+	echo "$(VARIANT) pcqdump: $$pass passed, $$fail failed" >> $(RESULTS)
+
 # The library compiles as C++ (with every C++ compiler present).
 CHECK_CXXS ?= $(CXX) $(if $(CLANG),$(shell command -v clang++ 2>/dev/null))
 check-cxx:
@@ -193,7 +224,7 @@ check-cxx:
 	done
 
 # The library compiles with each knob of pcq_codec.h set.
-KNOBS ?= -DPCQ_NO_ENCODER -DPCQ_MAX_COUNTERS=1 -DPCQ_MAX_INSTANCES=0x7fffffff
+KNOBS ?= -DPCQ_NO_ENCODER -DPCQ_NO_CALC -DPCQ_MAX_COUNTERS=1 -DPCQ_MAX_INSTANCES=0x7fffffff
 check-knobs:
 	@for knob in $(KNOBS); do \
 	  echo "== check: the library with $$knob"; \
