@@ -1,0 +1,1016 @@
+/*
+ * test_calc.c - the evaluator (pcq_calc.c): the type table, every formula with
+ * its arithmetic worked out by hand, every status, scale and format flags, the
+ * 32-bit wrap, display text, and cooking whole data buffers (instance matching,
+ * name#n, aggregation, a realistic "Processor Information" pair).
+ *
+ * Build: cc -std=c99 -I. test/test_calc.c pcq_calc.c pcq_codec.c -lm
+ */
+#include "pcq_codec.h"
+#include "testlib.h"
+
+#include <math.h>
+#include <string.h>
+
+/* Relative 1e-12 (absolute near 0). */
+static int near(double a, double b)
+{
+    double m = fabs(b) > 1.0 ? fabs(b) : 1.0;
+    return fabs(a - b) <= 1e-12 * m;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Type table                                                               */
+/* ------------------------------------------------------------------------ */
+static void test_table(void)
+{
+    /* The 34 types of §2.2.4.2. */
+    static const uint32_t spec[34] = {
+        0x10410400, 0x20410500, 0x00450400, 0x00450500, 0x00550500, 0x00650500, 0x10410500,
+        0x00000B00, 0x00010000, 0x00010100, 0x00000000, 0x00000100, 0x20C20400, 0x00410400,
+        0x21410500, 0x30240500, 0x40030401, 0x30020400, 0x40030402, 0x40020500, 0x20610500,
+        0x20570500, 0x20470500, 0x20670500, 0x20510500, 0x21510500, 0x22410500, 0x23410500,
+        0x22510500, 0x23510500, 0x20020400, 0x40030403, 0x20020500, 0x40030500};
+    size_t i, n = 0, known = 0;
+    const pcq_calc_type *d;
+
+    for (i = 0; i < 34; i++) {
+        d = pcq_calc_type_info(spec[i]);
+        TL_CHECK(d != NULL && d->type == spec[i], "spec type 0x%08x in the table", (unsigned)spec[i]);
+    }
+    for (i = 0; (d = pcq_calc_type_at(i)) != NULL; i++) {
+        uint32_t t = d->type, sz = PCQ_CALC_SIZE_FIELD(t), disp = PCQ_CALC_DISPLAY_FIELD(t);
+        n++;
+        if (pcq_counter_type_is_known(t))
+            known++;
+        /* Size bits (NOTES §5): 0 DWORD, 0x100 LARGE, 0x200 ZERO, 0x300 variable. */
+        TL_CHECK(d->size == (sz == 0 ? 4 : sz == 0x100 ? 8 : 0), "size of 0x%08x", (unsigned)t);
+        /* Display bits: 1 /sec, 2 %, 3 secs. AVERAGE_BULK is 4 (no-show) yet shown:
+         * PDH computes it ("% Processor Utility"), so it is displayable. */
+        if (disp == 0x10000000u) TL_CHECK(d->unit == PCQ_CALC_UNIT_PER_SEC, "unit 0x%08x", (unsigned)t);
+        if (disp == 0x20000000u) TL_CHECK(d->unit == PCQ_CALC_UNIT_PERCENT, "unit 0x%08x", (unsigned)t);
+        if (disp == 0x30000000u) TL_CHECK(d->unit == PCQ_CALC_UNIT_SECONDS, "unit 0x%08x", (unsigned)t);
+        /* Time-base bits agree with the clock the formula uses. */
+        if (d->timebase == PCQ_CALC_TB_100NS)
+            TL_CHECK(PCQ_CALC_TIMEBASE_FIELD(t) == 0x00100000u, "timebase 0x%08x", (unsigned)t);
+        if (d->timebase == PCQ_CALC_TB_OBJECT)
+            TL_CHECK(PCQ_CALC_TIMEBASE_FIELD(t) == 0x00200000u, "timebase 0x%08x", (unsigned)t);
+        if (d->timebase == PCQ_CALC_TB_TICK)
+            TL_CHECK(PCQ_CALC_TIMEBASE_FIELD(t) == 0, "timebase 0x%08x", (unsigned)t);
+        /* Every DELTA_COUNTER type needs two samples (AVERAGE_* too, without the bit). */
+        if (t & PCQ_CALC_DELTA_COUNTER)
+            TL_CHECK(d->samples == 2, "two samples for 0x%08x", (unsigned)t);
+        /* Bases (subtype 3 of COUNTER) are not displayable. The subtype is compared
+         * with ==: PRECISION (7) contains the BASE bits (3). */
+        if (PCQ_CALC_TYPE_FIELD(t) == 0x400u && PCQ_CALC_SUBTYPE_FIELD(t) == 0x00030000u)
+            TL_CHECK(!d->displayable, "base 0x%08x not displayable", (unsigned)t);
+        if (PCQ_CALC_SUBTYPE_FIELD(t) == 0x00070000u)
+            TL_CHECK(d->displayable && (d->needs & (PCQ_CALC_NEEDS_BASE | PCQ_CALC_NEEDS_TIME)),
+                     "PRECISION 0x%08x is a timer over a base, not a base", (unsigned)t);
+    }
+    TL_CHECK(n == 38, "34 spec types + 4 winperf.h types, got %zu", n);
+    TL_CHECK(known == 34, "all 34 spec types known to the codec, got %zu", known);
+    TL_CHECK(pcq_calc_type_info(0x40030503u) == NULL, "0x40030503 is not PERF_LARGE_RAW_BASE");
+    d = pcq_calc_type_info(0x40030500u);
+    TL_CHECK(d != NULL && d->size == 8 && !d->displayable, "PERF_LARGE_RAW_BASE is 0x40030500");
+    d = pcq_calc_type_info(0x40020500u);
+    TL_CHECK(d != NULL && d->samples == 2, "AVERAGE_BULK needs two samples without the DELTA bit");
+    d = pcq_calc_type_info(0x30020400u);
+    TL_CHECK(d != NULL && d->samples == 2, "AVERAGE_TIMER needs two samples without the DELTA bit");
+    TL_CHECK(strcmp(pcq_calc_status_name(PCQ_CALC_OK), "PCQ_CALC_OK") == 0, "status name");
+    TL_CHECK(strcmp(pcq_calc_status_name(PCQ_CALC_NEED_SECOND_SAMPLE),
+                    "PCQ_CALC_NEED_SECOND_SAMPLE") == 0, "status name");
+    TL_CHECK(pcq_calc_status_name(-7) != NULL && pcq_calc_status_text(99) != NULL, "never NULL");
+}
+
+/* ------------------------------------------------------------------------ */
+/* Formulas, one type at a time                                             */
+/* ------------------------------------------------------------------------ */
+static pcq_calc_sample S(uint64_t n, uint64_t t, uint64_t t100, uint64_t f)
+{
+    pcq_calc_sample s;
+    memset(&s, 0, sizeof s);
+    s.value = n;
+    s.time = t;
+    s.time_100ns = t100;
+    s.freq = f;
+    return s;
+}
+
+static pcq_calc_sample SB(uint64_t n, uint64_t b, uint64_t t, uint64_t f)
+{
+    pcq_calc_sample s = S(n, t, 0, f);
+    s.base = b;
+    s.have = PCQ_CALC_HAVE_BASE;
+    return s;
+}
+
+static void expect(int line, uint32_t type, int32_t scale, const pcq_calc_sample *o,
+                   const pcq_calc_sample *n, unsigned flags, int status, double value)
+{
+    double v = -12345.0;
+    int st = pcq_calc_value(type, scale, o, n, flags, &v, NULL);
+    tl_check(st == status, "line %d: type 0x%08x: status %s, want %s", line, (unsigned)type,
+             pcq_calc_status_name(st), pcq_calc_status_name(status));
+    if (status == PCQ_CALC_OK)
+        tl_check(near(v, value) && isfinite(v), "line %d: type 0x%08x: %.17g, want %.17g", line,
+                 (unsigned)type, v, value);
+    else
+        tl_check(v == -12345.0, "line %d: value written with status %s", line,
+                 pcq_calc_status_name(st));
+}
+#define EXPECT(type, o, n, st, val) expect(__LINE__, type, 0, o, n, PCQ_CALC_NOCAP100, st, val)
+
+static void test_formulas(void)
+{
+    /* A one-second interval: F = 10,000,000 ticks/s, dT = 10,000,000 ticks,
+     * dT100 = 10,000,000 (100 ns units). */
+    const uint64_t F = 10000000u, T0 = 5000000000u, T1 = T0 + 10000000u;
+    const uint64_t N0 = 133000000000000000u, N1 = N0 + 10000000u;   /* T100 */
+    pcq_calc_sample o, n;
+
+    /* RAWCOUNT: N = 42 (one sample suffices). */
+    n = S(42, T1, N1, F);
+    EXPECT(0x00010000, NULL, &n, PCQ_CALC_OK, 42.0);
+    EXPECT(0x00010100, NULL, &n, PCQ_CALC_OK, 42.0);
+    EXPECT(0x00000000, NULL, &n, PCQ_CALC_OK, 42.0);
+    EXPECT(0x00000100, NULL, &n, PCQ_CALC_OK, 42.0);
+
+    /* COUNTER_COUNTER: dN = 500 over dT/F = 1 s: 500 /sec. */
+    o = S(1000, T0, N0, F); n = S(1500, T1, N1, F);
+    EXPECT(0x10410400, &o, &n, PCQ_CALC_OK, 500.0);
+    /* BULK_COUNT, same: 500. SAMPLE_COUNTER (decision: no SAMPLE_BASE): 500. */
+    EXPECT(0x10410500, &o, &n, PCQ_CALC_OK, 500.0);
+    EXPECT(0x00410400, &o, &n, PCQ_CALC_OK, 500.0);
+    /* Half a second: dT = 5,000,000; 500 / 0.5 = 1000 /sec. */
+    n.time = T0 + 5000000u;
+    EXPECT(0x10410400, &o, &n, PCQ_CALC_OK, 1000.0);
+
+    /* COUNTER_DELTA / LARGE_DELTA: dN = 1500 - 1000 = 500. */
+    n = S(1500, T1, N1, F);
+    EXPECT(0x00400400, &o, &n, PCQ_CALC_OK, 500.0);
+    EXPECT(0x00400500, &o, &n, PCQ_CALC_OK, 500.0);
+
+    /* COUNTER_TIMER: dN = 2,500,000 ticks busy of dT = 10,000,000: 25 %. */
+    o = S(7000000, T0, N0, F); n = S(9500000, T1, N1, F);
+    EXPECT(0x20410500, &o, &n, PCQ_CALC_OK, 25.0);
+    /* COUNTER_TIMER_INV: 100 (1 - 0.25) = 75 %. */
+    EXPECT(0x21410500, &o, &n, PCQ_CALC_OK, 75.0);
+    /* 100NSEC_TIMER: dN / dT100 = 2.5e6 / 1e7: 25 %; _INV 75 %. */
+    EXPECT(0x20510500, &o, &n, PCQ_CALC_OK, 25.0);
+    EXPECT(0x21510500, &o, &n, PCQ_CALC_OK, 75.0);
+
+    /* QUEUELEN: dN / dT = 30,000,000 / 10,000,000 = 3 (no F: the numerator
+     * sums the queue length once per tick). LARGE_QUEUELEN the same. */
+    o = S(10000000, T0, N0, F); n = S(40000000, T1, N1, F);
+    EXPECT(0x00450400, &o, &n, PCQ_CALC_OK, 3.0);
+    EXPECT(0x00450500, &o, &n, PCQ_CALC_OK, 3.0);
+    /* 100NS_QUEUELEN: dN / dT100 = 3e7 / 1e7 = 3. */
+    EXPECT(0x00550500, &o, &n, PCQ_CALC_OK, 3.0);
+    /* OBJ_TIME_QUEUELEN: dN / dTo = 3e7 / (6e6 - 1e6 = 5e6) = 6. */
+    o.obj_time = 1000000; n.obj_time = 6000000;
+    o.have = n.have = PCQ_CALC_HAVE_TIME;
+    EXPECT(0x00650500, &o, &n, PCQ_CALC_OK, 6.0);
+    /* OBJ_TIME_TIMER: 100 dN / dTo with dN = 1e6, dTo = 4e6: 25 %. */
+    o.value = 0; n.value = 1000000; n.obj_time = 5000000;
+    EXPECT(0x20610500, &o, &n, PCQ_CALC_OK, 25.0);
+    /* PRECISION_OBJECT_TIMER: the spec's PerfTimeId: the same 25 %. Without a
+     * PerfTimeId value, PDH's base: dB = 2e6 -> 100 * 1e6 / 2e6 = 50 %. */
+    EXPECT(0x20670500, &o, &n, PCQ_CALC_OK, 25.0);
+    o.have = n.have = PCQ_CALC_HAVE_BASE;
+    o.base = 3000000; n.base = 5000000;
+    EXPECT(0x20670500, &o, &n, PCQ_CALC_OK, 50.0);
+
+    /* PRECISION_SYSTEM_TIMER / PRECISION_100NS_TIMER: 100 dN / dB,
+     * dN = 300, dB = 1200: 25 %. */
+    o = SB(100, 10000, T0, F); n = SB(400, 11200, T1, F);
+    EXPECT(0x20470500, &o, &n, PCQ_CALC_OK, 25.0);
+    EXPECT(0x20570500, &o, &n, PCQ_CALC_OK, 25.0);
+    /* SAMPLE_FRACTION: 100 dN / dB = 100 * 300 / 1200 = 25 %. */
+    EXPECT(0x20C20400, &o, &n, PCQ_CALC_OK, 25.0);
+    /* AVERAGE_BULK: dN / dB = 300 / 1200 = 0.25. */
+    EXPECT(0x40020500, &o, &n, PCQ_CALC_OK, 0.25);
+    /* AVERAGE_TIMER: (dN / F) / dB = (300 / 1e7) / 1200 = 2.5e-8 s. */
+    EXPECT(0x30020400, &o, &n, PCQ_CALC_OK, 2.5e-8);
+    /* AVERAGE_TIMER, a disk: 80 transfers took 2,000,000 ticks = 0.2 s: 2.5 ms each. */
+    o = SB(0, 100, T0, F); n = SB(2000000, 180, T1, F);
+    EXPECT(0x30020400, &o, &n, PCQ_CALC_OK, 0.0025);
+
+    /* RAW_FRACTION / LARGE_RAW_FRACTION: 100 N / B = 100 * 30 / 120 = 25 %,
+     * from the newer sample alone. */
+    n = SB(30, 120, T1, F);
+    EXPECT(0x20020400, NULL, &n, PCQ_CALC_OK, 25.0);
+    EXPECT(0x20020500, NULL, &n, PCQ_CALC_OK, 25.0);
+
+    /* MULTI_TIMER (decision: no F term, as PDH): 100 (dN / dT) / M, with
+     * dN = 15e6 busy ticks over 4 CPUs in dT = 1e7: 100 * 1.5 / 4 = 37.5 %. */
+    o = S(0, T0, N0, F); n = S(15000000, T1, N1, F);
+    o.multi = n.multi = 4; o.have = n.have = PCQ_CALC_HAVE_MULTI;
+    EXPECT(0x22410500, &o, &n, PCQ_CALC_OK, 37.5);
+    EXPECT(0x22510500, &o, &n, PCQ_CALC_OK, 37.5);
+    /* MULTI_TIMER_INV (decision: divided by M): 15e6 idle ticks over 4 CPUs:
+     * 100 (4 - 1.5) / 4 = 62.5 %. */
+    EXPECT(0x23410500, &o, &n, PCQ_CALC_OK, 62.5);
+    EXPECT(0x23510500, &o, &n, PCQ_CALC_OK, 62.5);
+
+    /* ELAPSED_TIME: (To - N) / Fo: started at tick 1,000,000; now 31,000,000
+     * at Fo = 10,000,000/s: 3 s. One sample. */
+    n = S(1000000, T1, N1, F);
+    n.obj_time = 31000000; n.obj_freq = 10000000;
+    n.have = PCQ_CALC_HAVE_TIME | PCQ_CALC_HAVE_FREQ;
+    EXPECT(0x30240500, NULL, &n, PCQ_CALC_OK, 3.0);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Statuses                                                                 */
+/* ------------------------------------------------------------------------ */
+static void test_statuses(void)
+{
+    const uint64_t F = 10000000u, T0 = 5000000000u, T1 = T0 + 10000000u;
+    pcq_calc_sample o = S(1000, T0, 100, F), n = S(1500, T1, 200, F), x;
+    double v = 0.0;
+    unsigned notes = 0;
+
+    /* Needs a second sample. */
+    EXPECT(0x10410400, NULL, &n, PCQ_CALC_NEED_SECOND_SAMPLE, 0);
+    x = SB(1500, 10, T1, F);
+    EXPECT(0x40020500, NULL, &x, PCQ_CALC_NEED_SECOND_SAMPLE, 0);   /* no DELTA bit */
+    EXPECT(0x00010000, NULL, NULL, PCQ_CALC_NEED_SECOND_SAMPLE, 0); /* nothing at all */
+    /* The time went backwards: negative denominator; no time elapsed: zero. */
+    x = n; x.time = T0 - 1;
+    EXPECT(0x10410400, &o, &x, PCQ_CALC_NEGATIVE_DENOMINATOR, 0);
+    x = n; x.time = T0;
+    EXPECT(0x10410400, &o, &x, PCQ_CALC_ZERO_DENOMINATOR, 0);
+    x = n; x.time_100ns = 100;
+    EXPECT(0x20510500, &o, &x, PCQ_CALC_ZERO_DENOMINATOR, 0);
+    /* A base that went backwards (64-bit: no wrap). */
+    o = SB(100, 5000, T0, F); n = SB(200, 4000, T1, F);
+    o.base_size = n.base_size = 8;
+    EXPECT(0x20570500, &o, &n, PCQ_CALC_NEGATIVE_DENOMINATOR, 0);
+    EXPECT(0x40020500, &o, &n, PCQ_CALC_NEGATIVE_DENOMINATOR, 0);
+    /* A count base that did not move: no events, 0 (as PDH shows an idle disk). */
+    n.base = 5000;
+    EXPECT(0x40020500, &o, &n, PCQ_CALC_OK, 0.0);
+    EXPECT(0x30020400, &o, &n, PCQ_CALC_OK, 0.0);
+    /* A clock base that did not move: no interval. */
+    EXPECT(0x20570500, &o, &n, PCQ_CALC_ZERO_DENOMINATOR, 0);
+    /* Zero frequency: bad time base. */
+    o = S(1000, T0, 100, 0); n = S(1500, T1, 200, 0);
+    EXPECT(0x10410400, &o, &n, PCQ_CALC_BAD_TIME_BASE, 0);
+    n = SB(100, 10, T1, 0); o = SB(0, 0, T0, 0);
+    EXPECT(0x30020400, &o, &n, PCQ_CALC_BAD_TIME_BASE, 0);
+    n = S(5, T1, 0, F); n.obj_time = 10; n.obj_freq = 0;
+    n.have = PCQ_CALC_HAVE_TIME | PCQ_CALC_HAVE_FREQ;
+    EXPECT(0x30240500, NULL, &n, PCQ_CALC_BAD_TIME_BASE, 0);
+    /* ELAPSED_TIME started after "now": negative, a status, not a number. */
+    n.obj_freq = 10; n.value = 20;
+    EXPECT(0x30240500, NULL, &n, PCQ_CALC_NEGATIVE_VALUE, 0);
+    /* The counter went backwards (a reset of a 64-bit counter). */
+    o = S(1000, T0, 100, F); n = S(999, T1, 200, F);
+    o.value_size = n.value_size = 8;
+    EXPECT(0x10410500, &o, &n, PCQ_CALC_WENT_BACKWARDS, 0);
+    EXPECT(0x20510500, &o, &n, PCQ_CALC_WENT_BACKWARDS, 0);
+    /* Missing related counters: base, PerfTimeId, PerfFreqId, MultiId. */
+    o = S(1, T0, 100, F); n = S(2, T1, 200, F);
+    EXPECT(0x40020500, &o, &n, PCQ_CALC_MISSING_RELATED, 0);
+    EXPECT(0x20020400, NULL, &n, PCQ_CALC_MISSING_RELATED, 0);
+    EXPECT(0x20610500, &o, &n, PCQ_CALC_MISSING_RELATED, 0);
+    EXPECT(0x20670500, &o, &n, PCQ_CALC_MISSING_RELATED, 0);
+    EXPECT(0x22510500, &o, &n, PCQ_CALC_MISSING_RELATED, 0);
+    n.have = PCQ_CALC_HAVE_TIME;
+    EXPECT(0x30240500, NULL, &n, PCQ_CALC_MISSING_RELATED, 0);
+    n.have = PCQ_CALC_HAVE_MULTI;                 /* present in the newer only */
+    EXPECT(0x22510500, &o, &n, PCQ_CALC_MISSING_RELATED, 0);
+    /* MultiId of 0. */
+    o.have = PCQ_CALC_HAVE_MULTI; n.multi = 0;
+    EXPECT(0x22510500, &o, &n, PCQ_CALC_ZERO_DENOMINATOR, 0);
+    /* Not displayable (bases, NODATA), not numeric, unknown. */
+    EXPECT(0x40030402, &o, &n, PCQ_CALC_NOT_DISPLAYABLE, 0);
+    EXPECT(0x40030500, &o, &n, PCQ_CALC_NOT_DISPLAYABLE, 0);
+    EXPECT(0x42030500, &o, &n, PCQ_CALC_NOT_DISPLAYABLE, 0);
+    EXPECT(0x40000200, &o, &n, PCQ_CALC_NOT_DISPLAYABLE, 0);
+    EXPECT(0x00000B00, &o, &n, PCQ_CALC_NOT_NUMERIC, 0);
+    EXPECT(0x12345678, &o, &n, PCQ_CALC_UNKNOWN_TYPE, 0);
+    EXPECT(0x40030503, &o, &n, PCQ_CALC_UNKNOWN_TYPE, 0);
+    /* A value that is not 4 or 8 bytes. */
+    n = S(2, T1, 200, F); n.value_size = 2;
+    EXPECT(0x00010000, NULL, &n, PCQ_CALC_BAD_VALUE_SIZE, 0);
+    /* DefaultScale out of range, unless NOSCALE. */
+    n.value_size = 4;
+    TL_CHECK(pcq_calc_value(0x00010000, 11, NULL, &n, 0, &v, NULL) == PCQ_CALC_BAD_SCALE, "scale 11");
+    TL_CHECK(pcq_calc_value(0x00010000, -2147483647 - 1, NULL, &n, 0, &v, NULL) == PCQ_CALC_BAD_SCALE,
+             "scale INT32_MIN");
+    TL_CHECK(pcq_calc_value(0x00010000, 11, NULL, &n, PCQ_CALC_NOSCALE, &v, NULL) == PCQ_CALC_OK &&
+             v == 2.0, "scale 11 ignored with NOSCALE");
+    /* Inverse timer where idle > elapsed (skew): capped to 0 by default,
+     * a negative-value status with NOCAP100. */
+    o = S(0, T0, 100, F); n = S(11000000, T1, 10000100, F);
+    TL_CHECK(pcq_calc_value(0x21510500, 0, &o, &n, 0, &v, &notes) == PCQ_CALC_OK && v == 0.0 &&
+             (notes & PCQ_CALC_NOTE_CAPPED), "INV below 0 capped to 0: %g", v);
+    EXPECT(0x21510500, &o, &n, PCQ_CALC_NEGATIVE_VALUE, 0);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Scale and format flags                                                   */
+/* ------------------------------------------------------------------------ */
+static void test_flags(void)
+{
+    const uint64_t F = 10000000u, T0 = 5000000000u, T1 = T0 + 10000000u;
+    pcq_calc_sample o, n = S(10, T1, 0, F);
+    double v = 0.0;
+    unsigned notes = 0;
+
+    /* §2.2.4.2: 10 with DefaultScale 2 gives 1000. */
+    TL_CHECK(pcq_calc_value(0x00010000, 2, NULL, &n, 0, &v, NULL) == PCQ_CALC_OK && v == 1000.0,
+             "10 x 10^2 = 1000, got %g", v);
+    /* NOSCALE: 10. x1000: 10 x 10^2 x 1000 = 1e6. */
+    TL_CHECK(pcq_calc_value(0x00010000, 2, NULL, &n, PCQ_CALC_NOSCALE, &v, NULL) == PCQ_CALC_OK &&
+             v == 10.0, "NOSCALE: %g", v);
+    TL_CHECK(pcq_calc_value(0x00010000, 2, NULL, &n, PCQ_CALC_X1000, &v, NULL) == PCQ_CALC_OK &&
+             v == 1e6, "x1000: %g", v);
+    /* Negative scale: 10 x 10^-1 = 1 exactly; 10 x 10^-10 = 1e-9. */
+    TL_CHECK(pcq_calc_value(0x00010000, -1, NULL, &n, 0, &v, NULL) == PCQ_CALC_OK && v == 1.0,
+             "10 x 10^-1: %.17g", v);
+    TL_CHECK(pcq_calc_value(0x00010000, -10, NULL, &n, 0, &v, NULL) == PCQ_CALC_OK && near(v, 1e-9),
+             "10 x 10^-10: %.17g", v);
+    TL_CHECK(pcq_calc_scale_factor(10) == 1e10 && pcq_calc_scale_factor(11) == 0.0, "factor");
+
+    /* Cap at 100: 4 CPUs of busy time over one second in a 100NSEC_TIMER
+     * (a process): 100 * 4e7 / 1e7 = 400 %; capped to 100 unless NOCAP100. */
+    o = S(0, T0, 0, F); n = S(40000000, T1, 10000000, F);
+    TL_CHECK(pcq_calc_value(0x20510500, 0, &o, &n, 0, &v, &notes) == PCQ_CALC_OK && v == 100.0 &&
+             notes == PCQ_CALC_NOTE_CAPPED, "capped: %g", v);
+    TL_CHECK(pcq_calc_value(0x20510500, 0, &o, &n, PCQ_CALC_NOCAP100, &v, &notes) == PCQ_CALC_OK &&
+             v == 400.0 && notes == 0, "NOCAP100: %g", v);
+    /* The cap comes before the scale: 400 % capped to 100, x 10^1 = 1000. */
+    TL_CHECK(pcq_calc_value(0x20510500, 1, &o, &n, 0, &v, NULL) == PCQ_CALC_OK && v == 1000.0,
+             "cap then scale: %g", v);
+    /* Non-percent types are never capped: 4e7 / 1 s = 4e7 /sec. */
+    TL_CHECK(pcq_calc_value(0x10410500, 0, &o, &n, 0, &v, NULL) == PCQ_CALC_OK && v == 4e7, "rate");
+}
+
+/* ------------------------------------------------------------------------ */
+/* 32-bit wrap and reset (NOTES §7)                                          */
+/* ------------------------------------------------------------------------ */
+static void test_wrap(void)
+{
+    const uint64_t F = 10000000u, T0 = 5000000000u, T1 = T0 + 10000000u;
+    pcq_calc_sample o, n;
+    double v = 0.0;
+    unsigned notes = 0;
+
+    /* COUNTER_COUNTER (4 bytes) from 4,294,967,000 to 704 in 1 s: modulo 2^32
+     * the delta is 4,294,967,296 - 4,294,967,000 + 704 = 1000 -> 1000 /sec. */
+    o = S(4294967000u, T0, 0, F); n = S(704, T1, 0, F);
+    TL_CHECK(pcq_calc_value(0x10410400, 0, &o, &n, 0, &v, &notes) == PCQ_CALC_OK && v == 1000.0 &&
+             (notes & PCQ_CALC_NOTE_WRAPPED), "wrap: %g notes %u", v, notes);
+    /* With NOWRAP32 the same pair is a reset. */
+    TL_CHECK(pcq_calc_value(0x10410400, 0, &o, &n, PCQ_CALC_NOWRAP32, &v, &notes) ==
+             PCQ_CALC_WENT_BACKWARDS, "NOWRAP32: reset");
+    /* A reset: 5,000,000 down to 1,000. Modulo 2^32 that would be a forward move
+     * of 4,290,968,296 >= 2^31: not a wrap. */
+    o = S(5000000, T0, 0, F); n = S(1000, T1, 0, F);
+    TL_CHECK(pcq_calc_value(0x10410400, 0, &o, &n, 0, &v, &notes) == PCQ_CALC_WENT_BACKWARDS,
+             "reset, not wrap");
+    /* Only 4-byte values wrap: the same numbers in an 8-byte value are a reset. */
+    o = S(4294967000u, T0, 0, F); n = S(704, T1, 0, F);
+    o.value_size = n.value_size = 8;
+    TL_CHECK(pcq_calc_value(0x10410400, 0, &o, &n, 0, &v, NULL) == PCQ_CALC_WENT_BACKWARDS,
+             "8-byte values never wrap");
+    /* A value_size of 0 takes the width from the type: BULK_COUNT is 8 bytes. */
+    o.value_size = n.value_size = 0;
+    TL_CHECK(pcq_calc_value(0x10410500, 0, &o, &n, 0, &v, NULL) == PCQ_CALC_WENT_BACKWARDS,
+             "BULK_COUNT is 64-bit");
+    /* A 32-bit AVERAGE_BASE under a 64-bit AVERAGE_BULK ("% Processor Utility"):
+     * base from 4,294,800,000 to 457,704: 457,704 + 2^32 - 4,294,800,000 = 625,000;
+     * dN = 46,875,000; 46,875,000 / 625,000 = 75. */
+    o = SB(1000000000000u, 4294800000u, T0, F); n = SB(1000046875000u, 457704, T1, F);
+    o.base_size = n.base_size = 4;
+    TL_CHECK(pcq_calc_value(0x40020500, 0, &o, &n, 0, &v, &notes) == PCQ_CALC_OK && v == 75.0 &&
+             notes == PCQ_CALC_NOTE_WRAPPED, "base wrap: %g", v);
+    /* base_size 0: AVERAGE_BASE is 32-bit by the §2.2.4.2 table. */
+    o.base_size = n.base_size = 0;
+    TL_CHECK(pcq_calc_value(0x40020500, 0, &o, &n, 0, &v, NULL) == PCQ_CALC_OK && v == 75.0,
+             "base width from the table: %g", v);
+    TL_CHECK(pcq_calc_value(0x40020500, 0, &o, &n, PCQ_CALC_NOWRAP32, &v, NULL) ==
+             PCQ_CALC_NEGATIVE_DENOMINATOR, "base reset with NOWRAP32");
+}
+
+/* ------------------------------------------------------------------------ */
+/* Never NaN or infinity, whatever the input                                 */
+/* ------------------------------------------------------------------------ */
+static uint64_t lcg(uint64_t *s)
+{
+    *s = *s * 6364136223846793005u + 1442695040888963407u;
+    return *s ^ (*s >> 29);
+}
+
+static uint64_t pick(uint64_t *s)
+{
+    static const uint64_t edge[] = {0, 1, 2, 0x7FFFFFFFu, 0x80000000u, 0xFFFFFFFFu,
+                                    0x100000000u, 0x7FFFFFFFFFFFFFFFu, 0x8000000000000000u,
+                                    0xFFFFFFFFFFFFFFFFu};
+    uint64_t r = lcg(s);
+    return (r & 3) == 0 ? lcg(s) : edge[(r >> 8) % (sizeof edge / sizeof edge[0])];
+}
+
+static void test_never_nan(void)
+{
+    uint64_t seed = 12345;
+    unsigned long bad = 0, i;
+    static const unsigned flags[] = {0, PCQ_CALC_NOCAP100, PCQ_CALC_X1000 | PCQ_CALC_NOCAP100,
+                                     PCQ_CALC_NOWRAP32};
+    for (i = 0; i < 200000; i++) {
+        const pcq_calc_type *d = pcq_calc_type_at((size_t)(lcg(&seed) % 38));
+        pcq_calc_sample o, n;
+        double v = 0.0;
+        int32_t scale = (int32_t)(lcg(&seed) % 23) - 11;
+        int st;
+        memset(&o, 0, sizeof o);
+        memset(&n, 0, sizeof n);
+        o.value = pick(&seed); n.value = pick(&seed);
+        o.base = pick(&seed); n.base = pick(&seed);
+        o.obj_time = pick(&seed); n.obj_time = pick(&seed);
+        o.obj_freq = n.obj_freq = pick(&seed);
+        o.multi = n.multi = pick(&seed);
+        o.time = pick(&seed); n.time = pick(&seed);
+        o.time_100ns = pick(&seed); n.time_100ns = pick(&seed);
+        o.freq = n.freq = pick(&seed);
+        o.value_size = n.value_size = (uint8_t)((lcg(&seed) % 3) * 4);
+        o.base_size = n.base_size = (uint8_t)((lcg(&seed) % 3) * 4);
+        o.have = n.have = (uint8_t)(lcg(&seed) & 15);
+        st = pcq_calc_value(d->type, scale, (lcg(&seed) & 7) ? &o : NULL, &n,
+                            flags[lcg(&seed) % 4], &v, NULL);
+        if (st == PCQ_CALC_OK && !isfinite(v))
+            bad++;
+        if (st < 0 || st >= PCQ_CALC_STATUS_END_)
+            bad++;
+    }
+    TL_CHECK(bad == 0, "%lu non-finite results or bad statuses", bad);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Display                                                                  */
+/* ------------------------------------------------------------------------ */
+static void fmt_is(int line, double v, uint32_t type, uint64_t attrib, const char *want)
+{
+    char got[PCQ_CALC_TEXT_SIZE];
+    size_t n = pcq_calc_format(v, type, attrib, got, sizeof got);
+    tl_check(strcmp(got, want) == 0 && n == strlen(want), "line %d: format %g: \"%s\", want \"%s\"",
+             line, v, got, want);
+}
+#define FMT(v, type, attrib, want) fmt_is(__LINE__, v, type, attrib, want)
+
+static void test_format(void)
+{
+    char small[6];
+    size_t n;
+    FMT(1234567.0, 0x00010000, 0, "1,234,567");              /* RAWCOUNT */
+    FMT(1234567.0, 0x00010000, 0x4, "1234567");              /* no group separator */
+    FMT(1234567.0, 0x00010000, 0x8, "1,234,567.000");        /* display as real */
+    FMT(255.0, 0x00010000, 0x10, "0xff");                    /* display as hex */
+    FMT(255.0, 0x00000000, 0, "0xff");                       /* RAWCOUNT_HEX */
+    FMT(75.0, 0x21510500, 0, "75.000 %");
+    FMT(1500.5, 0x10410400, 0, "1,500.500 /sec");
+    FMT(0.0025, 0x30020400, 0, "0.003 s");
+    FMT(-1234.5, 0x40020500, 0, "-1,234.500");
+    FMT(999.0, 0x00010000, 0, "999");
+    FMT(1000.0, 0x00010000, 0, "1,000");
+    FMT(0.5, 0x00010000, 0, "0.500");                        /* scaled: no longer integral */
+    FMT(12.0, 0x00010000, 0x2, "");                          /* no display */
+    FMT(1e300, 0x10410500, 0, "1.000000e+300 /sec");
+    n = pcq_calc_format(1234567.0, 0x00010000, 0, small, sizeof small);
+    TL_CHECK(n == 9 && strcmp(small, "1,234") == 0, "truncated: \"%s\" %zu", small, n);
+    TL_CHECK(pcq_calc_format(1.0, 0x00010000, 0, NULL, 0) == 1, "sizing with cap 0");
+}
+
+/* ------------------------------------------------------------------------ */
+/* Buffers for cooking, laid out as Windows writes them (NOTES §2; Figures   */
+/* 5-9 of §3.1.4.1.6): every structure padded to 8, a _PERF_COUNTER_DATA of  */
+/* 16 bytes for a 4- or 8-byte value, sizes that include the padding.        */
+/* ------------------------------------------------------------------------ */
+typedef struct wbuf {
+    uint8_t b[16384];
+    size_t n;
+} wbuf;
+
+static void put32(wbuf *w, uint32_t v)
+{
+    int i;
+    for (i = 0; i < 4; i++) w->b[w->n++] = (uint8_t)(v >> (8 * i));
+}
+static void put64(wbuf *w, uint64_t v)
+{
+    int i;
+    for (i = 0; i < 8; i++) w->b[w->n++] = (uint8_t)(v >> (8 * i));
+}
+static void pad8(wbuf *w)
+{
+    while (w->n % 8) w->b[w->n++] = 0;
+}
+static void patch32(wbuf *w, size_t at, uint32_t v)
+{
+    int i;
+    for (i = 0; i < 4; i++) w->b[at + (size_t)i] = (uint8_t)(v >> (8 * i));
+}
+
+/* _PERF_COUNTERSET_REG_INFO (§2.2.4.1): GUID of "Processor Information". */
+static void info_begin(wbuf *w, uint32_t ncounters, uint32_t instance_type)
+{
+    static const uint8_t guid[16] = {0x1a, 0x72, 0xfc, 0xb4, 0x78, 0x03, 0x6f, 0x47,
+                                     0x89, 0xba, 0xa5, 0xa7, 0x9f, 0x81, 0x0b, 0x36};
+    w->n = 0;
+    memcpy(w->b, guid, 16);
+    w->n = 16;
+    put32(w, 0);               /* CounterSetType */
+    put32(w, 100);             /* DetailLevel */
+    put32(w, ncounters);
+    put32(w, instance_type);
+}
+
+/* _PERF_COUNTER_REG_INFO (§2.2.4.2), 48 bytes. */
+static void info_counter(wbuf *w, uint32_t id, uint32_t type, uint64_t attrib, int32_t scale,
+                         uint32_t base, uint32_t time, uint32_t freq, uint32_t multi, uint32_t agg)
+{
+    put32(w, id);
+    put32(w, type);
+    put64(w, attrib);
+    put32(w, 100);
+    put32(w, (uint32_t)scale);
+    put32(w, base);
+    put32(w, time);
+    put32(w, freq);
+    put32(w, multi);
+    put32(w, agg);
+    put32(w, 0);
+}
+
+/* _PERF_DATA_HEADER (§2.2.4.7): sizes patched by data_end. */
+static void data_begin(wbuf *w, uint64_t t, uint64_t t100, uint64_t f)
+{
+    int i;
+    w->n = 0;
+    put32(w, 0);
+    put32(w, 0);
+    put64(w, t);
+    put64(w, t100);
+    put64(w, f);
+    for (i = 0; i < 8; i++) { w->b[w->n++] = (uint8_t)(i == 0 ? 0xe8 : i == 1 ? 0x07 : 1); w->b[w->n++] = 0; }
+}
+static void data_end(wbuf *w, uint32_t nblocks)
+{
+    patch32(w, 0, (uint32_t)w->n);
+    patch32(w, 4, nblocks);
+}
+static size_t block_begin(wbuf *w, uint32_t type)
+{
+    size_t at = w->n;
+    put32(w, 0);               /* dwStatus */
+    put32(w, type);
+    put32(w, 0);               /* dwSize, patched */
+    put32(w, 0);
+    return at;
+}
+static void block_end(wbuf *w, size_t at)
+{
+    pad8(w);
+    patch32(w, at + 8, (uint32_t)(w->n - at));
+}
+/* _PERF_MULTI_COUNTERS + ids, dwSize including the padding. */
+static void multi_counters(wbuf *w, const uint32_t *ids, uint32_t n)
+{
+    size_t at = w->n;
+    uint32_t i;
+    put32(w, 0);
+    put32(w, n);
+    for (i = 0; i < n; i++) put32(w, ids[i]);
+    pad8(w);
+    patch32(w, at, (uint32_t)(w->n - at));
+}
+static size_t multi_instances_begin(wbuf *w)
+{
+    size_t at = w->n;
+    put32(w, 0);
+    put32(w, 0);
+    return at;
+}
+static void multi_instances_end(wbuf *w, size_t at, uint32_t n)
+{
+    patch32(w, at, (uint32_t)(w->n - at));
+    patch32(w, at + 4, n);
+}
+/* _PERF_INSTANCE_HEADER + UTF-16LE name + NUL, padded to 8. */
+static void instance(wbuf *w, uint32_t id, const char *name)
+{
+    size_t at = w->n, i;
+    put32(w, 0);
+    put32(w, id);
+    for (i = 0; i <= strlen(name); i++) { w->b[w->n++] = (uint8_t)name[i]; w->b[w->n++] = 0; }
+    pad8(w);
+    patch32(w, at, (uint32_t)(w->n - at));
+}
+static void value32(wbuf *w, uint32_t v)
+{
+    put32(w, 4); put32(w, 16); put32(w, v); put32(w, 0);
+}
+static void value64(wbuf *w, uint64_t v)
+{
+    put32(w, 8); put32(w, 16); put64(w, v);
+}
+
+static int decode_info(const wbuf *w, pcq_counterset_info *info)
+{
+    pcq_error e;
+    int rc = pcq_decode_counterset_info(w->b, w->n, NULL, info, &e);
+    TL_CHECK(rc == PCQ_OK, "info decodes: %s at %zu (%s)", pcq_status_name(rc), e.offset,
+             e.what ? e.what : "");
+    return rc;
+}
+static int decode_data(const wbuf *w, pcq_data *d)
+{
+    pcq_error e;
+    int rc = pcq_decode_data(w->b, w->n, NULL, d, &e);
+    TL_CHECK(rc == PCQ_OK, "data decodes: %s at %zu (%s)", pcq_status_name(rc), e.offset,
+             e.what ? e.what : "");
+    return rc;
+}
+
+/* The row of counter id for instance name (NULL: single instance; "" with
+ * aggregate: the aggregate row), dup n. */
+static const pcq_calc_row *row_of(const pcq_calc_row *rows, size_t n, uint32_t id,
+                                  const char *name, uint32_t dup, int aggregate)
+{
+    size_t i, k;
+    for (i = 0; i < n; i++) {
+        const pcq_calc_row *r = &rows[i];
+        if (r->counter_id != id || r->is_aggregate != aggregate)
+            continue;
+        if (aggregate)
+            return r;
+        if (name == NULL ? r->has_instance : !r->has_instance)
+            continue;
+        if (name != NULL) {
+            if (r->instance.len != 2 * strlen(name) || r->dup_index != dup)
+                continue;
+            for (k = 0; k < strlen(name); k++)
+                if (r->instance.ptr[2 * k] != (uint8_t)name[k] || r->instance.ptr[2 * k + 1] != 0)
+                    break;
+            if (k != strlen(name))
+                continue;
+        }
+        return r;
+    }
+    return NULL;
+}
+
+static void row_is(int line, const pcq_calc_row *rows, size_t n, uint32_t id, const char *name,
+                   uint32_t dup, int aggregate, int status, double value)
+{
+    const pcq_calc_row *r = row_of(rows, n, id, name, dup, aggregate);
+    if (!tl_check(r != NULL, "line %d: no row for counter %u instance %s#%u", line, (unsigned)id,
+                  name ? name : "(none)", (unsigned)dup))
+        return;
+    tl_check(r->status == status, "line %d: counter %u %s: status %s, want %s", line, (unsigned)id,
+             name ? name : "", pcq_calc_status_name(r->status), pcq_calc_status_name(status));
+    if (status == PCQ_CALC_OK)
+        tl_check(near(r->value, value), "line %d: counter %u %s: %.17g, want %.17g", line,
+                 (unsigned)id, name ? name : "", r->value, value);
+}
+#define ROW(id, name, dup, st, val) row_is(__LINE__, rows, n, id, name, dup, 0, st, val)
+#define AGG(id, st, val) row_is(__LINE__, rows, n, id, NULL, 0, 1, st, val)
+
+/* ------------------------------------------------------------------------ */
+/* Cooking: "Processor Information" (NOTES §8), two samples one second apart */
+/* ------------------------------------------------------------------------ */
+enum { PI_N = 7 };
+static const uint32_t pi_ids[PI_N] = {0, 3, 7, 21, 22, 24, 25};
+
+static void pi_info(wbuf *w)
+{
+    info_begin(w, PI_N, 2);                                      /* multiple instances */
+    info_counter(w, 0, 0x21510500, 0, 0, 0, 0, 0, 0, 0);          /* % Processor Time */
+    info_counter(w, 3, 0x10410400, 0, 0, 0, 0, 0, 0, 0);          /* Interrupts/sec */
+    info_counter(w, 7, 0x00010000, 0, 0, 0, 0, 0, 0, 0);          /* Parking Status */
+    info_counter(w, 21, 0x20570500, 0, 0, 22, 0, 0, 0, 0);        /* % Idle Time (precision) */
+    info_counter(w, 22, 0x40030500, 0, 0, 0, 0, 0, 0, 0);         /* its LARGE_RAW_BASE */
+    info_counter(w, 24, 0x40020500, 0, 0, 25, 0, 0, 0, 0);        /* % Processor Utility */
+    info_counter(w, 25, 0x40030402, 0, 0, 0, 0, 0, 0, 0);         /* % Utility Base (32-bit) */
+}
+
+typedef struct pi_inst {
+    const char *name;
+    uint32_t id;
+    uint64_t idle, intr, raw, prec, prec_base, util;
+    uint32_t util_base;
+} pi_inst;
+
+static void pi_data(wbuf *w, uint64_t t, uint64_t t100, const pi_inst *in, size_t count)
+{
+    size_t b, mi, i;
+    data_begin(w, t, t100, 10000000u);
+    b = block_begin(w, 6);                                        /* PERF_COUNTERSET */
+    multi_counters(w, pi_ids, PI_N);
+    mi = multi_instances_begin(w);
+    for (i = 0; i < count; i++) {
+        instance(w, in[i].id, in[i].name);
+        value64(w, in[i].idle);
+        value32(w, (uint32_t)in[i].intr);
+        value32(w, (uint32_t)in[i].raw);
+        value64(w, in[i].prec);
+        value64(w, in[i].prec_base);
+        value64(w, in[i].util);
+        value32(w, in[i].util_base);
+    }
+    multi_instances_end(w, mi, (uint32_t)count);
+    block_end(w, b);
+    data_end(w, 1);
+}
+
+static void test_cook_processor_information(void)
+{
+    /* The older sample lists "0,1" first: matching must not rely on order. */
+    static const pi_inst old_in[3] = {
+        {"0,1", 1, 6000000000u, 2000, 4, 2000000000u, 8000000000u, 2000000000000u, 4294800000u},
+        {"0,0", 0, 5000000000u, 1000, 3, 1000000000u, 8000000000u, 1000000000000u, 4294800000u},
+        {"_Total", 2, 11000000000u, 3000, 7, 3000000000u, 8000000000u, 3000000000000u, 4294800000u}};
+    /* One second later: dT100 = 10,000,000; the 32-bit utility base wrapped:
+     * 4,294,800,000 + 625,000 - 2^32 = 457,704 (dB = 625,000). */
+    static const pi_inst new_in[3] = {
+        {"0,0", 0, 5002500000u, 1500, 3, 1006000000u, 8010000000u, 1000046875000u, 457704},
+        {"0,1", 1, 6005000000u, 2250, 4, 2003000000u, 8010000000u, 2000031250000u, 457704},
+        {"_Total", 2, 11003750000u, 3750, 7, 3004500000u, 8010000000u, 3000039062500u, 457704}};
+    wbuf wi, wo, wn;
+    pcq_counterset_info info;
+    pcq_data od, nd;
+    pcq_calc_row rows[64];
+    size_t n = 0;
+    pcq_error e;
+    int rc;
+
+    pi_info(&wi);
+    pi_data(&wo, 5000000000u, 133000000000000000u, old_in, 3);
+    pi_data(&wn, 5010000000u, 133000000010000000u, new_in, 3);
+    if (decode_info(&wi, &info) || decode_data(&wo, &od) || decode_data(&wn, &nd))
+        return;
+    rc = pcq_calc_cook(&info, &od, &nd, NULL, 0, PCQ_CALC_NOCAP100, rows, 64, &n, &e);
+    TL_CHECK(rc == PCQ_OK && n == 21, "cook: %s, %zu rows", pcq_status_name(rc), n);
+    /* % Processor Time = 100 (1 - d idle / dT100):
+     * 0,0: 100 (1 - 2,500,000 / 10,000,000) = 75; 0,1: 1 - 0.5 -> 50;
+     * _Total: 1 - 0.375 -> 62.5. */
+    ROW(0, "0,0", 0, PCQ_CALC_OK, 75.0);
+    ROW(0, "0,1", 0, PCQ_CALC_OK, 50.0);
+    ROW(0, "_Total", 0, PCQ_CALC_OK, 62.5);
+    /* Interrupts/sec = dN / (dT / F), dT / F = 10,000,000 / 10,000,000 = 1 s. */
+    ROW(3, "0,0", 0, PCQ_CALC_OK, 500.0);
+    ROW(3, "0,1", 0, PCQ_CALC_OK, 250.0);
+    ROW(3, "_Total", 0, PCQ_CALC_OK, 750.0);
+    ROW(7, "0,1", 0, PCQ_CALC_OK, 4.0);
+    /* PRECISION_100NS_TIMER over its LARGE_RAW_BASE: 100 * 6e6 / 1e7 = 60. */
+    ROW(21, "0,0", 0, PCQ_CALC_OK, 60.0);
+    ROW(21, "0,1", 0, PCQ_CALC_OK, 30.0);
+    ROW(22, "0,0", 0, PCQ_CALC_NOT_DISPLAYABLE, 0);
+    /* % Processor Utility = dN / dB over the wrapped 32-bit base:
+     * 46,875,000 / 625,000 = 75; 31,250,000 / 625,000 = 50; 39,062,500 / 625,000 = 62.5. */
+    ROW(24, "0,0", 0, PCQ_CALC_OK, 75.0);
+    ROW(24, "0,1", 0, PCQ_CALC_OK, 50.0);
+    ROW(24, "_Total", 0, PCQ_CALC_OK, 62.5);
+    ROW(25, "_Total", 0, PCQ_CALC_NOT_DISPLAYABLE, 0);
+    TL_CHECK(row_of(rows, n, 24, "0,0", 0, 0) != NULL &&
+             (row_of(rows, n, 24, "0,0", 0, 0)->notes & PCQ_CALC_NOTE_WRAPPED), "wrap noted");
+
+    /* One sample only: rates need a second; raw counts do not. */
+    rc = pcq_calc_cook(&info, NULL, &nd, NULL, 0, 0, rows, 64, &n, &e);
+    TL_CHECK(rc == PCQ_OK && n == 21, "one sample: %s", pcq_status_name(rc));
+    ROW(0, "0,0", 0, PCQ_CALC_NEED_SECOND_SAMPLE, 0);
+    ROW(24, "0,1", 0, PCQ_CALC_NEED_SECOND_SAMPLE, 0);
+    ROW(7, "_Total", 0, PCQ_CALC_OK, 7.0);
+
+    /* Capacity: too small reports the rows needed; a sizing call with NULL. */
+    rc = pcq_calc_cook(&info, &od, &nd, NULL, 0, 0, rows, 5, &n, &e);
+    TL_CHECK(rc == PCQ_ERR_BUFFER_TOO_SMALL && n == 21, "too small: %s %zu", pcq_status_name(rc), n);
+    rc = pcq_calc_cook(&info, &od, &nd, NULL, 0, 0, NULL, 0, &n, NULL);
+    TL_CHECK(rc == PCQ_ERR_BUFFER_TOO_SMALL && n == 21, "sizing: %s %zu", pcq_status_name(rc), n);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Cooking: duplicate names and aggregation (InstanceType 4, §2.2.4.1)       */
+/* ------------------------------------------------------------------------ */
+typedef struct ag_inst {
+    const char *name;
+    uint32_t id, c1, c2, c3, c4, c5;
+} ag_inst;
+
+static void ag_data(wbuf *w, uint64_t t, const ag_inst *in, size_t count)
+{
+    static const uint32_t ids[5] = {1, 2, 3, 4, 5};
+    size_t b, mi, i;
+    data_begin(w, t, 0, 1000u);
+    b = block_begin(w, 6);
+    multi_counters(w, ids, 5);
+    mi = multi_instances_begin(w);
+    for (i = 0; i < count; i++) {
+        instance(w, in[i].id, in[i].name);
+        value32(w, in[i].c1);
+        value32(w, in[i].c2);
+        value32(w, in[i].c3);
+        value32(w, in[i].c4);
+        value32(w, in[i].c5);
+    }
+    multi_instances_end(w, mi, (uint32_t)count);
+    block_end(w, b);
+    data_end(w, 1);
+}
+
+static void test_cook_duplicates_and_aggregates(void)
+{
+    /* Two "java" instances (ids 100 and 200), listed in another order in each
+     * sample; "new" appears only in the newer sample. */
+    static const ag_inst old_in[3] = {
+        {"java", 100, 0, 100, 0, 0, 0}, {"java", 200, 0, 1000, 0, 0, 0}, {"svc", 5, 0, 0, 0, 0, 0}};
+    static const ag_inst new_in[4] = {
+        {"java", 200, 10, 1100, 6, 1, 0}, {"svc", 5, 20, 30, 7, 2, 0},
+        {"java", 100, 30, 150, 5, 3, 0}, {"new", 9, 40, 7, 8, 4, 0}};
+    wbuf wi, wo, wn;
+    pcq_counterset_info info;
+    pcq_data od, nd;
+    pcq_calc_row rows[64];
+    size_t n = 0;
+    int rc;
+
+    info_begin(&wi, 5, 4);                                        /* global aggregate */
+    info_counter(&wi, 1, 0x00010000, 0, 0, 0, 0, 0, 0, 1);        /* total */
+    info_counter(&wi, 2, 0x10410400, 0, 0, 0, 0, 0, 0, 2);        /* average */
+    info_counter(&wi, 3, 0x00010000, 0, 0, 0, 0, 0, 0, 3);        /* minimum */
+    info_counter(&wi, 4, 0x00010000, 0, 1, 0, 0, 0, 0, 4);        /* maximum, DefaultScale 1 */
+    info_counter(&wi, 5, 0x00010000, 0, 0, 0, 0, 0, 0, 0);        /* undefined: no aggregate */
+    ag_data(&wo, 1000000, old_in, 3);
+    ag_data(&wn, 1001000, new_in, 4);                             /* dT / F = 1000 / 1000 = 1 s */
+    if (decode_info(&wi, &info) || decode_data(&wo, &od) || decode_data(&wn, &nd))
+        return;
+    rc = pcq_calc_cook(&info, &od, &nd, NULL, 0, 0, rows, 64, &n, NULL);
+    TL_CHECK(rc == PCQ_OK && n == 4 * 5 + 4, "cook: %s, %zu rows", pcq_status_name(rc), n);
+    /* name#n ordered by InstanceId: java (100) is java#0, java (200) is java#1,
+     * although the newer sample lists id 200 first. */
+    ROW(1, "java", 0, PCQ_CALC_OK, 30.0);
+    ROW(1, "java", 1, PCQ_CALC_OK, 10.0);
+    /* Matched by (InstanceId, name): java 100: (150 - 100) / 1 s = 50 /sec;
+     * java 200: (1100 - 1000) / 1 s = 100 /sec; svc: 30 /sec; new: no older. */
+    ROW(2, "java", 0, PCQ_CALC_OK, 50.0);
+    ROW(2, "java", 1, PCQ_CALC_OK, 100.0);
+    ROW(2, "svc", 0, PCQ_CALC_OK, 30.0);
+    ROW(2, "new", 0, PCQ_CALC_NEED_SECOND_SAMPLE, 0);
+    /* Aggregates of the computed values: total 10 + 20 + 30 + 40 = 100;
+     * average of the three OK rates (50 + 100 + 30) / 3 = 60; min of 6, 7, 5, 8 = 5;
+     * max of 1, 2, 3, 4 with DefaultScale 1: 40. */
+    AGG(1, PCQ_CALC_OK, 100.0);
+    AGG(2, PCQ_CALC_OK, 60.0);
+    AGG(3, PCQ_CALC_OK, 5.0);
+    AGG(4, PCQ_CALC_OK, 40.0);
+    TL_CHECK(row_of(rows, n, 5, NULL, 0, 1) == NULL, "no aggregate for AggregateFunc 0");
+    TL_CHECK(row_of(rows, n, 2, NULL, 0, 1)->instances_used == 3, "3 instances averaged");
+    /* No older sample: the average has no instance to work with. */
+    rc = pcq_calc_cook(&info, NULL, &nd, NULL, 0, 0, rows, 64, &n, NULL);
+    AGG(2, PCQ_CALC_NO_INSTANCE, 0);
+    AGG(1, PCQ_CALC_OK, 100.0);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Cooking: a single-instance PERF_MULTI_COUNTERS block with related         */
+/* counters (PerfTimeId, PerfFreqId, MultiId) and a missing base             */
+/* ------------------------------------------------------------------------ */
+static void related_data(wbuf *w, uint64_t t100, uint64_t to, uint64_t n13, uint64_t n15)
+{
+    static const uint32_t ids[8] = {10, 11, 12, 13, 14, 15, 16, 17};
+    size_t b;
+    data_begin(w, 777, t100, 1000u);
+    b = block_begin(w, 2);                                        /* PERF_MULTI_COUNTERS */
+    multi_counters(w, ids, 8);
+    value64(w, to);                                               /* 10: object time */
+    value64(w, 1000000);                                          /* 11: object frequency */
+    value64(w, 1000000);                                          /* 12: start time */
+    value64(w, n13);                                              /* 13: OBJ_TIME_TIMER */
+    value32(w, 2);                                                /* 14: MultiId count */
+    value64(w, n15);                                              /* 15: 100NSEC_MULTI_TIMER */
+    value64(w, 5);                                                /* 16: AVERAGE_BULK, base 99 */
+    /* 17: a text value of 6 bytes ("abc" in UTF-16LE), padded to 8. */
+    put32(w, 6); put32(w, 16); put32(w, 0x00620061); put32(w, 0x00000063);
+    block_end(w, b);
+    data_end(w, 1);
+}
+
+static void test_cook_related(void)
+{
+    wbuf wi, wo, wn;
+    pcq_counterset_info info;
+    pcq_data od, nd;
+    pcq_calc_row rows[16];
+    size_t n = 0;
+    int rc;
+
+    info_begin(&wi, 8, 0);                                        /* single instance */
+    info_counter(&wi, 10, 0x00010100, 0, 0, 0, 0, 0, 0, 0);
+    info_counter(&wi, 11, 0x00010100, 0, 0, 0, 0, 0, 0, 0);
+    info_counter(&wi, 12, 0x30240500, 0, 0, 0, 10, 11, 0, 0);     /* ELAPSED_TIME */
+    info_counter(&wi, 13, 0x20610500, 0, 0, 0, 10, 11, 0, 0);     /* OBJ_TIME_TIMER */
+    info_counter(&wi, 14, 0x00010000, 0, 0, 0, 0, 0, 0, 0);
+    info_counter(&wi, 15, 0x22510500, 0, 0, 0, 0, 0, 14, 0);      /* 100NSEC_MULTI_TIMER */
+    info_counter(&wi, 16, 0x40020500, 0, 0, 99, 0, 0, 0, 0);      /* base 99 does not exist */
+    info_counter(&wi, 17, 0x00000B00, 0, 0, 0, 0, 0, 0, 0);       /* text */
+    related_data(&wo, 100000000, 1000000, 0, 0);
+    related_data(&wn, 110000000, 5000000, 1000000, 10000000);
+    if (decode_info(&wi, &info) || decode_data(&wo, &od) || decode_data(&wn, &nd))
+        return;
+    rc = pcq_calc_cook(&info, &od, &nd, NULL, 0, 0, rows, 16, &n, NULL);
+    TL_CHECK(rc == PCQ_OK && n == 8, "cook: %s, %zu rows", pcq_status_name(rc), n);
+    /* ELAPSED_TIME: (To - N) / Fo = (5,000,000 - 1,000,000) / 1,000,000 = 4 s. */
+    ROW(12, NULL, 0, PCQ_CALC_OK, 4.0);
+    /* OBJ_TIME_TIMER: 100 dN / dTo = 100 * 1,000,000 / 4,000,000 = 25 %. */
+    ROW(13, NULL, 0, PCQ_CALC_OK, 25.0);
+    /* 100NSEC_MULTI_TIMER: 100 (dN / dT100) / M = 100 (1e7 / 1e7) / 2 = 50 %. */
+    ROW(15, NULL, 0, PCQ_CALC_OK, 50.0);
+    ROW(16, NULL, 0, PCQ_CALC_MISSING_RELATED, 0);
+    ROW(17, NULL, 0, PCQ_CALC_NOT_NUMERIC, 0);
+    ROW(10, NULL, 0, PCQ_CALC_OK, 5000000.0);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Cooking: PERF_SINGLE_COUNTER blocks take their counter from the query's   */
+/* identifiers (§2.2.4.6 Index); a counter the info lacks is an error        */
+/* ------------------------------------------------------------------------ */
+static void single_data(wbuf *w, uint64_t t, uint32_t v1, uint32_t v2)
+{
+    size_t b;
+    data_begin(w, t, 0, 1000u);
+    b = block_begin(w, 1);
+    value32(w, v1);
+    block_end(w, b);
+    b = block_begin(w, 0);                                        /* PERF_ERROR_RETURN */
+    patch32(w, b, 232);
+    block_end(w, b);
+    b = block_begin(w, 1);
+    value32(w, v2);
+    block_end(w, b);
+    data_end(w, 3);
+}
+
+static void test_cook_single_blocks(void)
+{
+    wbuf wi, wo, wn, wbad;
+    pcq_counterset_info info;
+    pcq_data od, nd, bd;
+    pcq_calc_row rows[8];
+    pcq_identifier ids[2];
+    size_t n = 0;
+    pcq_error e;
+    int rc;
+    static const uint32_t bad_ids[2] = {1, 42};
+
+    info_begin(&wi, 2, 0);
+    info_counter(&wi, 1, 0x10410400, 0, 0, 0, 0, 0, 0, 0);
+    info_counter(&wi, 2, 0x00010000, 0, 0, 0, 0, 0, 0, 0);
+    single_data(&wo, 5000, 100, 7);
+    single_data(&wn, 7000, 300, 9);                               /* 2 s later */
+    if (decode_info(&wi, &info) || decode_data(&wo, &od) || decode_data(&wn, &nd))
+        return;
+    memset(ids, 0, sizeof ids);
+    ids[0].counter_id = 1; ids[0].index = 0;
+    ids[1].counter_id = 2; ids[1].index = 2;                      /* block 1 is the error */
+    rc = pcq_calc_cook(&info, &od, &nd, ids, 2, 0, rows, 8, &n, &e);
+    TL_CHECK(rc == PCQ_OK && n == 2, "cook: %s, %zu rows", pcq_status_name(rc), n);
+    /* (300 - 100) / (2000 / 1000 s) = 100 /sec. */
+    ROW(1, NULL, 0, PCQ_CALC_OK, 100.0);
+    ROW(2, NULL, 0, PCQ_CALC_OK, 9.0);
+    /* Without identifiers a PERF_SINGLE_COUNTER block names no counter. */
+    rc = pcq_calc_cook(&info, &od, &nd, NULL, 0, 0, rows, 8, &n, &e);
+    TL_CHECK(rc == PCQ_ERR_INVALID_ARG && e.offset == 48, "no ids: %s at %zu",
+             pcq_status_name(rc), e.offset);
+    /* A counter id the counterset-info does not have: error at that id. */
+    data_begin(&wbad, 1, 0, 1000u);
+    rc = (int)block_begin(&wbad, 2);
+    multi_counters(&wbad, bad_ids, 2);
+    value32(&wbad, 1);
+    value32(&wbad, 2);
+    block_end(&wbad, (size_t)rc);
+    data_end(&wbad, 1);
+    if (decode_data(&wbad, &bd))
+        return;
+    rc = pcq_calc_cook(&info, NULL, &bd, NULL, 0, 0, rows, 8, &n, &e);
+    TL_CHECK(rc == PCQ_ERR_INVALID_ARG && e.offset == 48 + 16 + 8 + 4,
+             "unknown counter: %s at %zu", pcq_status_name(rc), e.offset);
+}
+
+int main(void)
+{
+    test_table();
+    test_formulas();
+    test_statuses();
+    test_flags();
+    test_wrap();
+    test_never_nan();
+    test_format();
+    test_cook_processor_information();
+    test_cook_duplicates_and_aggregates();
+    test_cook_related();
+    test_cook_single_blocks();
+    return tl_finish();
+}
