@@ -1,0 +1,938 @@
+/*
+ * bench/bench.c - speed of the pcq codec against memcpy, in one run.
+ *
+ * For each shape (bench/shapes.h) at its native size and scaled to about
+ * 4 KiB, 1 MiB and 256 MiB, built at start-up with pcq_writer:
+ *   walk    pcq_decode_data (validates everything), then the iterators over
+ *           every block, instance and value, summing the values;
+ *   memcpy  the same buffer copied into another one (yardstick);
+ *   sum     the same buffer read by a plain loop summing 64-bit words;
+ *   encode  the same content written by pcq_writer into a caller buffer;
+ *   cook    pcq_calc_cook over two samples (every counter of every instance);
+ *   hand    the same formulas written inline over the raw bytes (yardstick).
+ * Timings are noisy on a shared machine: the operations of one buffer run in
+ * interleaved batches, `reps` times, and each keeps its fastest batch, so
+ * the ratios compare figures taken side by side. Heap calls are counted
+ * (bench/allocs.c) inside every measured batch and must be 0.
+ *
+ * Modes:
+ *   pcq_bench [--reps N] [--big-reps N] [--batch-ms MS] [--sizes LIST]
+ *             [--shapes LIST] [--markdown]
+ *   pcq_bench --cg OP --shape S --size Z [--passes N]
+ *       runs OP (walk validate iterate encode memcpy sum cook hand) N times
+ *       inside bench_cg_region() for valgrind --toggle-collect (see
+ *       bench/callgrind.sh), and prints the bytes, values and instances.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../pcq_codec.h"
+#include "allocs.h"
+#include "shapes.h"
+
+#ifndef BENCH_COOK
+#define BENCH_COOK 1
+#endif
+#ifndef BENCH_CFLAGS
+#define BENCH_CFLAGS "?"
+#endif
+
+#define KiB ((size_t)1024)
+#define MiB (KiB * KiB)
+
+/* ------------------------------------------------------------------------ */
+/* Small helpers.                                                           */
+/* ------------------------------------------------------------------------ */
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static uint32_t ld32(const uint8_t *p)
+{
+    uint32_t v;
+    memcpy(&v, p, 4);   /* the bench runs on little-endian hosts only */
+    return v;
+}
+
+static uint64_t ld64(const uint8_t *p)
+{
+    uint64_t v;
+    memcpy(&v, p, 8);
+    return v;
+}
+
+static void die(const char *what)
+{
+    fprintf(stderr, "pcq_bench: %s\n", what);
+    exit(2);
+}
+
+/* An allocation the size of `n`, every page touched (no faults inside a
+ * measurement). */
+static uint8_t *alloc_touched(size_t n)
+{
+    uint8_t *p = malloc(n ? n : 1);
+    if (!p) die("out of memory");
+    memset(p, 0, n);
+    return p;
+}
+
+volatile uint64_t bench_sink;   /* results go here so nothing is optimised away */
+
+/* ------------------------------------------------------------------------ */
+/* The measured operations.                                                 */
+/* ------------------------------------------------------------------------ */
+typedef struct walk_result {
+    uint64_t sum, instances, values;
+    int rc;
+} walk_result;
+
+/* Validate, then walk every value with the iterators and sum them. */
+static void walk_data(const uint8_t *buf, size_t len, walk_result *r)
+{
+    pcq_data d;
+    pcq_iter bi, ii, vi;
+    pcq_block b;
+    pcq_data_instance in;
+    pcq_value v;
+    uint64_t sum = 0, ninst = 0, nval = 0;
+    int rc;
+
+    r->rc = pcq_decode_data(buf, len, NULL, &d, NULL);
+    if (r->rc != PCQ_OK) return;
+    pcq_data_blocks(&d, &bi);
+    while ((rc = pcq_blocks_next(&bi, &b)) == 1) {
+        if (b.type == PCQ_PERF_COUNTERSET) {
+            pcq_block_instances(&d, &b, &ii);
+            while ((rc = pcq_instances_of_block_next(&ii, &in)) == 1) {
+                ninst++;
+                pcq_instance_values(&d, &in, &vi);
+                while ((rc = pcq_values_next(&vi, &v)) == 1) {
+                    sum += v.u64;
+                    nval++;
+                }
+                if (rc < 0) break;
+            }
+        } else if (b.type == PCQ_PERF_MULTI_INSTANCES) {
+            pcq_block_instances(&d, &b, &ii);
+            while ((rc = pcq_instances_of_block_next(&ii, &in)) == 1) {
+                ninst++;
+                sum += in.value.u64;
+                nval++;
+            }
+        } else if (b.type == PCQ_PERF_MULTI_COUNTERS || b.type == PCQ_PERF_SINGLE_COUNTER) {
+            ninst++;   /* one (implicit) instance per block */
+            pcq_block_values(&d, &b, &vi);
+            while ((rc = pcq_values_next(&vi, &v)) == 1) {
+                sum += v.u64;
+                nval++;
+            }
+        }
+        if (rc < 0) break;
+    }
+    r->rc = rc < 0 ? rc : PCQ_OK;
+    r->sum = sum;
+    r->instances = ninst;
+    r->values = nval;
+}
+
+/* The iterators alone, on a buffer already validated (for the profile). */
+static void iterate_data(const uint8_t *buf, size_t len, walk_result *r)
+{
+    pcq_data d;
+    pcq_iter bi, ii, vi;
+    pcq_block b;
+    pcq_data_instance in;
+    pcq_value v;
+    uint64_t sum = 0;
+    /* pcq_decode_data is the only way to a pcq_data: fill it by hand from the
+     * header the way the decoder does, without the validating walk. */
+    memset(&d, 0, sizeof d);
+    d.total_size = ld32(buf);
+    d.num_counters = ld32(buf + 4);
+    d.buf = buf;
+    d.buf_len = len;
+    pcq_data_blocks(&d, &bi);
+    while (pcq_blocks_next(&bi, &b) == 1) {
+        if (b.type == PCQ_PERF_COUNTERSET) {
+            pcq_block_instances(&d, &b, &ii);
+            while (pcq_instances_of_block_next(&ii, &in) == 1) {
+                pcq_instance_values(&d, &in, &vi);
+                while (pcq_values_next(&vi, &v) == 1) sum += v.u64;
+            }
+        } else {
+            pcq_block_values(&d, &b, &vi);
+            while (pcq_values_next(&vi, &v) == 1) sum += v.u64;
+        }
+    }
+    r->sum = sum;
+}
+
+/* Yardstick: a plain loop summing the buffer as 64-bit words. */
+static uint64_t sum_words(const uint8_t *p, size_t len)
+{
+    uint64_t s = 0;
+    size_t i, n = len / 8;
+    for (i = 0; i < n; i++) s += ld64(p + 8 * i);
+    for (i = n * 8; i < len; i++) s += p[i];
+    return s;
+}
+
+/* Yardstick for cooking: the formulas of the shape's counter types written
+ * inline over two canonical buffers of the same layout (what a collector
+ * that trusts the layout would write by hand). One column per counter. */
+enum { H_SKIP, H_RAW, H_RATE32, H_RATE64, H_T100, H_T100_INV, H_PREC100, H_AVG_BULK32, H_FRACTION };
+
+typedef struct hand_col {
+    uint8_t op;
+    uint32_t base;   /* column of the base counter */
+} hand_col;
+
+typedef struct hand_ctx {
+    const uint8_t *older, *newer;
+    hand_col cols[64];
+    uint32_t ncols;
+    double *out;
+} hand_ctx;
+
+static uint64_t hval(const uint8_t *cd)
+{
+    /* _PERF_COUNTER_DATA: dwDataSize, dwSize, value */
+    return ld32(cd) == 8 ? ld64(cd + 8) : ld32(cd + 8);
+}
+
+static double clamp100(double v) { return v < 0 ? 0 : v > 100 ? 100 : v; }
+
+static double hand_one(const hand_col *c, const uint8_t *vo, const uint8_t *vn, uint32_t j,
+                       double dt, double dt100)
+{
+    uint64_t n1 = hval(vn + 16 * (size_t)j), n0 = hval(vo + 16 * (size_t)j), b1, b0;
+    switch (c->op) {
+    case H_RAW: return (double)n1;
+    case H_RATE32: return dt > 0 ? (double)(uint32_t)(n1 - n0) / dt : 0;
+    case H_RATE64: return dt > 0 && n1 >= n0 ? (double)(n1 - n0) / dt : 0;
+    case H_T100: return dt100 > 0 && n1 >= n0 ? clamp100(100.0 * (double)(n1 - n0) / dt100) : 0;
+    case H_T100_INV:
+        return dt100 > 0 && n1 >= n0 ? clamp100(100.0 * (1.0 - (double)(n1 - n0) / dt100)) : 0;
+    case H_PREC100:
+        b1 = hval(vn + 16 * (size_t)c->base);
+        b0 = hval(vo + 16 * (size_t)c->base);
+        return b1 > b0 && n1 >= n0 ? clamp100(100.0 * (double)(n1 - n0) / (double)(b1 - b0)) : 0;
+    case H_AVG_BULK32:
+        b1 = hval(vn + 16 * (size_t)c->base);
+        b0 = hval(vo + 16 * (size_t)c->base);
+        return (uint32_t)(b1 - b0) && n1 >= n0 ? (double)(n1 - n0) / (double)(uint32_t)(b1 - b0)
+                                               : 0;
+    case H_FRACTION:
+        b1 = hval(vn + 16 * (size_t)c->base);
+        return b1 ? clamp100(100.0 * (double)n1 / (double)b1) : 0;
+    default: return 0;
+    }
+}
+
+static size_t hand_cook(const hand_ctx *h)
+{
+    const uint8_t *o = h->older, *n = h->newer;
+    uint32_t nblocks = ld32(n + 4), blk, i, j;
+    double dt = (double)(ld64(n + 8) - ld64(o + 8)) / (double)ld64(n + 24);   /* seconds */
+    double dt100 = (double)(ld64(n + 16) - ld64(o + 16));
+    size_t po = 48, pn = 48, k = 0;
+    double *out = h->out;
+
+    for (blk = 0; blk < nblocks; blk++) {
+        uint32_t type = ld32(n + pn + 4);
+        size_t mo = po + 16, mn = pn + 16;            /* _PERF_MULTI_COUNTERS */
+        uint32_t nc = ld32(n + mn + 4);
+        size_t bo = mo + ld32(o + mo), bn = mn + ld32(n + mn);
+        if (type == PCQ_PERF_COUNTERSET) {
+            uint32_t ninst = ld32(n + bn + 4);
+            size_t io = bo + 8, in = bn + 8;          /* first _PERF_INSTANCE_HEADER */
+            for (i = 0; i < ninst; i++) {
+                const uint8_t *vo = o + io + ld32(o + io), *vn = n + in + ld32(n + in);
+                for (j = 0; j < nc; j++) out[k++] = hand_one(&h->cols[j], vo, vn, j, dt, dt100);
+                io += ld32(o + io) + 16 * (size_t)nc;
+                in += ld32(n + in) + 16 * (size_t)nc;
+            }
+        } else {
+            for (j = 0; j < nc; j++) out[k++] = hand_one(&h->cols[j], o + bo, n + bn, j, dt, dt100);
+        }
+        po += ld32(o + po + 8);
+        pn += ld32(n + pn + 8);
+    }
+    return k;
+}
+
+static void hand_setup(hand_ctx *h, const bench_shape *s)
+{
+    uint32_t j, k;
+    h->ncols = s->ncounters;
+    for (j = 0; j < s->ncounters; j++) {
+        const bench_counter *c = &s->counters[j];
+        hand_col *hc = &h->cols[j];
+        hc->base = 0;
+        for (k = 0; k < s->ncounters; k++)
+            if (s->counters[k].id == c->base_id) hc->base = k;
+        switch (c->type) {
+        case 0x20510500u: hc->op = H_T100; break;
+        case 0x21510500u: hc->op = H_T100_INV; break;
+        case 0x10410400u: hc->op = H_RATE32; break;
+        case 0x10410500u: hc->op = H_RATE64; break;
+        case 0x00010000u:
+        case 0x00010100u: hc->op = H_RAW; break;
+        case 0x20570500u: hc->op = H_PREC100; break;
+        case 0x40020500u: hc->op = H_AVG_BULK32; break;
+        case 0x20020400u: hc->op = H_FRACTION; break;
+        default: hc->op = H_SKIP; break;   /* bases: no value of their own */
+        }
+    }
+}
+
+/* ------------------------------------------------------------------------ */
+/* One buffer under test and everything its operations need.               */
+/* ------------------------------------------------------------------------ */
+typedef struct case_ctx {
+    bench_content content;
+    uint8_t *buf, *dst, *older;
+    size_t len, dst_cap;
+    walk_result wr;
+    hand_ctx hand;
+    uint8_t info_buf[32 + 48 * 64];
+    pcq_counterset_info info;
+    pcq_data dn, dold;
+#if BENCH_COOK
+    pcq_calc_row *rows;
+#endif
+    size_t nrows;
+    int have_cook;
+} case_ctx;
+
+static void op_walk(case_ctx *c)
+{
+    walk_data(c->buf, c->len, &c->wr);
+    bench_sink += c->wr.sum;
+}
+
+static void op_validate(case_ctx *c)
+{
+    pcq_data d;
+    bench_sink += (uint64_t)pcq_decode_data(c->buf, c->len, NULL, &d, NULL) + d.total_size;
+}
+
+static void op_iterate(case_ctx *c)
+{
+    walk_result r;
+    iterate_data(c->buf, c->len, &r);
+    bench_sink += r.sum;
+}
+
+static void op_memcpy(case_ctx *c)
+{
+    memcpy(c->dst, c->buf, c->len);
+    bench_sink += c->dst[c->len / 2];
+}
+
+static void op_sum(case_ctx *c) { bench_sink += sum_words(c->buf, c->len); }
+
+static void op_encode(case_ctx *c)
+{
+    size_t n = 0;
+    bench_sink += (uint64_t)bench_encode(&c->content, c->dst, c->dst_cap, &n) + n;
+}
+
+#if BENCH_COOK
+static void op_cook(case_ctx *c)
+{
+    size_t count = 0;
+    int rc = pcq_calc_cook(&c->info, &c->dold, &c->dn, NULL, 0, 0, c->rows, c->nrows, &count,
+                           NULL);
+    bench_sink += (uint64_t)rc + count + (uint64_t)c->rows[count / 2].status;
+}
+#endif
+
+static void op_hand(case_ctx *c)
+{
+    size_t k = hand_cook(&c->hand);
+    bench_sink += k + (uint64_t)c->hand.out[k / 2];
+}
+
+typedef void (*op_fn)(case_ctx *);
+
+/* ------------------------------------------------------------------------ */
+/* Building a case.                                                         */
+/* ------------------------------------------------------------------------ */
+typedef struct size_def {
+    const char *name;
+    size_t target;   /* 0: the shape's native size */
+} size_def;
+
+static const size_def sizes[] = {
+    {"native", 0}, {"4KiB", 4 * KiB}, {"1MiB", MiB}, {"256MiB", 256 * MiB},
+};
+#define NSIZES (sizeof sizes / sizeof sizes[0])
+
+static int case_build(case_ctx *c, const bench_shape *s, const size_def *z, int want_cook)
+{
+    uint32_t units = z->target ? bench_units_for(s, z->target) : s->native_units;
+    size_t n = 0, info_len = 0;
+    walk_result check;
+
+    memset(c, 0, sizeof *c);
+    if (!bench_content_make(&c->content, s, units)) die("out of memory");
+    if (bench_encode(&c->content, NULL, 0, &n) != PCQ_OK) die("encoder: sizing failed");
+    c->len = n;
+    c->buf = alloc_touched(n);
+    c->dst_cap = n;
+    c->dst = alloc_touched(n);
+    if (bench_encode(&c->content, c->buf, n, &n) != PCQ_OK || n != c->len)
+        die("encoder: encoding failed");
+    /* The bench measures real work: the walk must see every value. */
+    walk_data(c->buf, c->len, &check);
+    if (check.rc != PCQ_OK) {
+        fprintf(stderr, "pcq_bench: %s/%s does not decode: %s\n", s->name, z->name,
+                pcq_strerror(check.rc));
+        exit(2);
+    }
+    if (check.sum != c->content.sum || check.values != c->content.nvalues ||
+        check.instances != units) {
+        fprintf(stderr, "pcq_bench: %s/%s: walk found %llu values (sum %llu), built %llu (sum %llu)\n",
+                s->name, z->name, (unsigned long long)check.values, (unsigned long long)check.sum,
+                (unsigned long long)c->content.nvalues, (unsigned long long)c->content.sum);
+        exit(2);
+    }
+    c->wr = check;
+
+    if (!want_cook) return 1;
+    c->older = alloc_touched(c->len);
+    if (bench_encode_older(&c->content, c->older, c->len, &n) != PCQ_OK || n != c->len)
+        die("encoder: older sample failed");
+    if (bench_counterset_info(s, c->info_buf, sizeof c->info_buf, &info_len) != PCQ_OK)
+        die("encoder: counterset-info failed");
+    if (pcq_decode_counterset_info(c->info_buf, info_len, NULL, &c->info, NULL) != PCQ_OK ||
+        pcq_decode_data(c->buf, c->len, NULL, &c->dn, NULL) != PCQ_OK ||
+        pcq_decode_data(c->older, c->len, NULL, &c->dold, NULL) != PCQ_OK)
+        die("decoder: the cook inputs do not decode");
+    hand_setup(&c->hand, s);
+    c->hand.older = c->older;
+    c->hand.newer = c->buf;
+    c->hand.out = malloc((size_t)c->content.nvalues * sizeof(double));
+    if (!c->hand.out) die("out of memory");
+    memset(c->hand.out, 0, (size_t)c->content.nvalues * sizeof(double));
+#if BENCH_COOK
+    {
+        size_t need = 0;
+        pcq_error err;
+        int rc = pcq_calc_cook(&c->info, &c->dold, &c->dn, NULL, 0, 0, NULL, 0, &need, &err);
+        if (rc != PCQ_OK && rc != PCQ_ERR_BUFFER_TOO_SMALL) {
+            fprintf(stderr, "pcq_bench: %s/%s: pcq_calc_cook: %s at %zu (%s)\n", s->name,
+                    z->name, pcq_strerror(rc), err.offset, err.what ? err.what : "");
+            exit(2);
+        }
+        c->nrows = need ? need : 1;
+        c->rows = malloc(c->nrows * sizeof *c->rows);
+        if (!c->rows) die("out of memory");
+        memset(c->rows, 0, c->nrows * sizeof *c->rows);
+        c->have_cook = 1;
+    }
+#endif
+    return 1;
+}
+
+static void case_free(case_ctx *c)
+{
+    free(c->buf);
+    free(c->dst);
+    free(c->older);
+    free(c->hand.out);
+#if BENCH_COOK
+    free(c->rows);
+#endif
+    bench_content_free(&c->content);
+}
+
+#if BENCH_COOK
+/* The cooked values must be the yardstick's: the comparison is only fair if
+ * both compute the same thing. Returns the rows that disagree. */
+static size_t cook_check(case_ctx *c, size_t *ok_rows, double *worst)
+{
+    size_t count = 0, i, bad = 0, ok = 0;
+    pcq_error err;
+    int rc = pcq_calc_cook(&c->info, &c->dold, &c->dn, NULL, 0, 0, c->rows, c->nrows, &count,
+                           &err);
+    *worst = 0;
+    if (rc != PCQ_OK) {
+        fprintf(stderr, "pcq_bench: pcq_calc_cook: %s at %zu\n", pcq_strerror(rc), err.offset);
+        exit(2);
+    }
+    hand_cook(&c->hand);
+    for (i = 0; i < count && i < c->content.nvalues; i++) {
+        const pcq_calc_row *r = &c->rows[i];
+        double h = c->hand.out[i], d;
+        if (r->status != PCQ_CALC_OK) continue;
+        ok++;
+        d = fabs(r->value - h) / (fabs(h) > 1 ? fabs(h) : 1);
+        if (d > *worst) *worst = d;
+        if (d > 1e-9) bad++;
+    }
+    *ok_rows = ok;
+    return bad;
+}
+#endif
+
+/* ------------------------------------------------------------------------ */
+/* Interleaved timing.                                                      */
+/* ------------------------------------------------------------------------ */
+enum { OP_WALK, OP_MEMCPY, OP_SUM, OP_ENCODE, OP_COOK, OP_HAND, NOPS };
+
+#define MAXREPS 64
+typedef struct op_timing {
+    int on;
+    unsigned long iters;
+    double best, median;        /* seconds per call */
+    double t[MAXREPS];
+    unsigned long heap_calls;   /* inside the measured batches */
+} op_timing;
+
+static op_fn op_fns[NOPS];
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static void time_ops(case_ctx *c, op_timing *t, int reps, double batch_s)
+{
+    int r, k, i;
+    for (k = 0; k < NOPS; k++) {
+        double t0, dt;
+        if (!t[k].on) continue;
+        t0 = now_s();
+        op_fns[k](c);   /* warm-up, and one call's time */
+        dt = now_s() - t0;
+        t[k].iters = dt >= batch_s ? 1 : (unsigned long)(batch_s / (dt > 1e-8 ? dt : 1e-8)) + 1;
+        t[k].best = 1e30;
+        t[k].heap_calls = 0;
+    }
+    for (r = 0; r < reps; r++) {
+        for (i = 0; i < NOPS; i++) {
+            unsigned long n, h0;
+            double t0, dt;
+            k = (i + r) % NOPS;   /* rotate the order: no op always runs after the same one */
+            if (!t[k].on) continue;
+            h0 = bench_heap_calls;
+            t0 = now_s();
+            for (n = 0; n < t[k].iters; n++) op_fns[k](c);
+            dt = (now_s() - t0) / (double)t[k].iters;
+            t[k].heap_calls += bench_heap_calls - h0;
+            t[k].t[r] = dt;
+            if (dt < t[k].best) t[k].best = dt;
+        }
+    }
+    for (k = 0; k < NOPS; k++) {
+        if (!t[k].on) continue;
+        qsort(t[k].t, (size_t)reps, sizeof(double), cmp_double);
+        t[k].median = t[k].t[reps / 2];
+    }
+}
+
+/* ------------------------------------------------------------------------ */
+/* Results and the table.                                                   */
+/* ------------------------------------------------------------------------ */
+typedef struct result {
+    const bench_shape *shape;
+    const size_def *size;
+    size_t bytes;
+    uint64_t instances, values;
+    op_timing t[NOPS];
+    int reps;
+    size_t cook_bad, cook_ok;
+} result;
+
+static double gbps(size_t bytes, double s) { return s > 0 ? (double)bytes / s * 1e-9 : 0; }
+
+static void print_machine(FILE *f, const char *pre)
+{
+    char model[128] = "unknown", line[256];
+    FILE *ci = fopen("/proc/cpuinfo", "r");
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    char l1[32] = "?", l2[32] = "?", l3[32] = "?";
+    int i;
+    if (ci) {
+        while (fgets(line, sizeof line, ci))
+            if (!strncmp(line, "model name", 10)) {
+                char *p = strchr(line, ':');
+                if (p) {
+                    p += 1 + (p[1] == ' ');
+                    p[strcspn(p, "\n")] = 0;
+                    snprintf(model, sizeof model, "%s", p);
+                }
+                break;
+            }
+        fclose(ci);
+    }
+    for (i = 0; i < 8; i++) {
+        char path[96], lvl[16] = "", typ[32] = "", sz[32] = "";
+        FILE *x;
+        snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/level", i);
+        if (!(x = fopen(path, "r"))) break;
+        if (!fgets(lvl, sizeof lvl, x)) lvl[0] = 0;
+        fclose(x);
+        snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/type", i);
+        if ((x = fopen(path, "r"))) {
+            if (!fgets(typ, sizeof typ, x)) typ[0] = 0;
+            fclose(x);
+        }
+        snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/size", i);
+        if ((x = fopen(path, "r"))) {
+            if (!fgets(sz, sizeof sz, x)) sz[0] = 0;
+            fclose(x);
+        }
+        sz[strcspn(sz, "\n")] = 0;
+        if (lvl[0] == '1' && !strncmp(typ, "Data", 4)) snprintf(l1, sizeof l1, "%s", sz);
+        if (lvl[0] == '2') snprintf(l2, sizeof l2, "%s", sz);
+        if (lvl[0] == '3') snprintf(l3, sizeof l3, "%s", sz);
+    }
+    fprintf(f, "%smachine: %s, %ld CPUs online, L1d %s, L2 %s, L3 %s\n", pre, model, ncpu, l1, l2,
+            l3);
+    fprintf(f, "%sbuild: %s %s; pcq %s\n", pre,
+#ifdef __clang__
+            "clang " __clang_version__,
+#elif defined(__GNUC__)
+            "gcc " __VERSION__,
+#else
+            "cc",
+#endif
+            BENCH_CFLAGS, pcq_version_string());
+}
+
+static void print_table(FILE *f, const result *res, size_t nres, int md)
+{
+    const char *pre = md ? "    " : "";
+    size_t i;
+    fprintf(f, "%s%-8s %-6s %10s %7s %9s | %6s %7s %6s | %6s %6s | %5s %5s | %6s %5s | %7s %7s %5s | %5s\n",
+            pre, "shape", "size", "bytes", "inst", "values", "walk", "ns/", "ns/", "memcpy", "sum",
+            "walk/", "walk/", "encode", "enc/", "cook", "hand", "cook/", "heap");
+    fprintf(f, "%s%-8s %-6s %10s %7s %9s | %6s %7s %6s | %6s %6s | %5s %5s | %6s %5s | %7s %7s %5s | %5s\n",
+            pre, "", "", "", "", "", "GB/s", "inst", "value", "GB/s", "GB/s", "mcpy", "sum", "GB/s",
+            "mcpy", "ns/val", "ns/val", "hand", "calls");
+    for (i = 0; i < nres; i++) {
+        const result *r = &res[i];
+        const op_timing *t = r->t;
+        double walk = t[OP_WALK].best, mc = t[OP_MEMCPY].best, sm = t[OP_SUM].best;
+        double enc = t[OP_ENCODE].best;
+        char b[32], cook[16] = "-", hand[16] = "-", ratio[16] = "-";
+        unsigned long heap = 0;
+        int k;
+        for (k = 0; k < NOPS; k++)
+            if (t[k].on) heap += t[k].heap_calls;
+        if (t[OP_HAND].on) snprintf(hand, sizeof hand, "%.2f", t[OP_HAND].best * 1e9 / (double)r->values);
+        if (t[OP_COOK].on) {
+            snprintf(cook, sizeof cook, "%.2f", t[OP_COOK].best * 1e9 / (double)r->values);
+            snprintf(ratio, sizeof ratio, "%.2fx", t[OP_COOK].best / t[OP_HAND].best);
+        }
+        snprintf(b, sizeof b, "%zu", r->bytes);
+        fprintf(f,
+                "%s%-8s %-6s %10s %7llu %9llu | %6.2f %7.1f %6.2f | %6.2f %6.2f | %4.0f%% %4.0f%% | %6.2f %4.0f%% | %7s %7s %5s | %5lu\n",
+                pre, r->shape->name, r->size->name, b, (unsigned long long)r->instances,
+                (unsigned long long)r->values, gbps(r->bytes, walk),
+                walk * 1e9 / (double)r->instances, walk * 1e9 / (double)r->values,
+                gbps(r->bytes, mc), gbps(r->bytes, sm), 100 * mc / walk, 100 * sm / walk,
+                gbps(r->bytes, enc), 100 * mc / enc, cook, hand, ratio, heap);
+    }
+}
+
+static const result *find(const result *res, size_t n, const char *shape, const char *size)
+{
+    size_t i;
+    for (i = 0; i < n; i++)
+        if (!strcmp(res[i].shape->name, shape) && !strcmp(res[i].size->name, size)) return &res[i];
+    return NULL;
+}
+
+/* The goals of the issue, judged on this run. Returns the number missed. */
+static int print_goals(FILE *f, const result *res, size_t nres, const char *pre)
+{
+    size_t s, i;
+    int missed = 0;
+    unsigned long heap = 0;
+    fprintf(f, "%sgoals (this run; ratio = memcpy time / walk time, so higher is better):\n", pre);
+    /* 1 MiB: >= 50% of memcpy, <= 6 ns per instance */
+    for (i = 0; i < 2; i++) {
+        const char *size = i == 0 ? "1MiB" : "256MiB";
+        double need = i == 0 ? 0.5 : 1.0;
+        int any = 0, ok = 1;
+        fprintf(f, "%s  validate+walk %-6s >= %3.0f%% of memcpy:", pre, size, need * 100);
+        for (s = 0; s < bench_nshapes; s++) {
+            const result *r = find(res, nres, bench_shapes[s].name, size);
+            double v;
+            if (!r) continue;
+            any = 1;
+            v = r->t[OP_MEMCPY].best / r->t[OP_WALK].best;
+            ok &= v >= need;
+            fprintf(f, "  %s %.0f%%", r->shape->name, 100 * v);
+        }
+        fprintf(f, "  -> %s\n", !any ? "not run" : ok ? "met" : "MISSED");
+        missed += any && !ok;
+    }
+    {
+        int any = 0, ok = 1;
+        fprintf(f, "%s  validate+walk 1MiB   <= 6 ns/instance:", pre);
+        for (s = 0; s < bench_nshapes; s++) {
+            const result *r = find(res, nres, bench_shapes[s].name, "1MiB");
+            double v;
+            if (!r) continue;
+            any = 1;
+            v = r->t[OP_WALK].best * 1e9 / (double)r->instances;
+            ok &= v <= 6.0;
+            fprintf(f, "  %s %.1f (memcpy %.1f)", r->shape->name, v,
+                    r->t[OP_MEMCPY].best * 1e9 / (double)r->instances);
+        }
+        fprintf(f, "  -> %s\n", !any ? "not run" : ok ? "met" : "MISSED");
+        missed += any && !ok;
+    }
+    {
+        int any = 0, ok = 1;
+        double lo = 1e30;
+        fprintf(f, "%s  encode >= 5 GB/s (every buffer >= 1 MiB):", pre);
+        for (i = 0; i < nres; i++) {
+            double v;
+            if (res[i].bytes < MiB) continue;
+            any = 1;
+            v = gbps(res[i].bytes, res[i].t[OP_ENCODE].best);
+            if (v < lo) lo = v;
+        }
+        ok = any && lo >= 5.0;
+        if (any) fprintf(f, "  slowest %.2f GB/s", lo);
+        fprintf(f, "  -> %s\n", !any ? "not run" : ok ? "met" : "MISSED");
+        missed += any && !ok;
+    }
+    {
+        int any = 0, ok = 1;
+        double hi = 0;
+        fprintf(f, "%s  cook <= 2x the hand-written formula per value:", pre);
+        for (i = 0; i < nres; i++) {
+            double v;
+            if (!res[i].t[OP_COOK].on) continue;
+            any = 1;
+            v = res[i].t[OP_COOK].best / res[i].t[OP_HAND].best;
+            if (v > hi) hi = v;
+        }
+        ok = any && hi <= 2.0;
+        if (any) fprintf(f, "  worst %.2fx", hi);
+        fprintf(f, "  -> %s\n", !any ? "not run" : ok ? "met" : "MISSED");
+        missed += any && !ok;
+    }
+    for (i = 0; i < nres; i++) {
+        int k;
+        for (k = 0; k < NOPS; k++)
+            if (res[i].t[k].on) heap += res[i].t[k].heap_calls;
+    }
+    fprintf(f, "%s  zero allocations in validate, walk, encode and cook: %lu heap calls  -> %s\n",
+            pre, heap, heap ? "MISSED" : "met");
+    missed += heap != 0;
+    fprintf(f, "%s  <= 1.0 instruction per input byte: see `make bench-callgrind`\n", pre);
+    return missed;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Callgrind mode: one operation, N passes, inside bench_cg_region.         */
+/* ------------------------------------------------------------------------ */
+__attribute__((noinline, noclone)) void bench_cg_region(case_ctx *c, op_fn fn, long passes);
+__attribute__((noinline, noclone)) void bench_cg_region(case_ctx *c, op_fn fn, long passes)
+{
+    long i;
+    for (i = 0; i < passes; i++) fn(c);
+}
+
+static const bench_shape *shape_by_name(const char *n)
+{
+    size_t i;
+    for (i = 0; i < bench_nshapes; i++)
+        if (!strcmp(bench_shapes[i].name, n)) return &bench_shapes[i];
+    return NULL;
+}
+
+static const size_def *size_by_name(const char *n)
+{
+    size_t i;
+    for (i = 0; i < NSIZES; i++)
+        if (!strcasecmp(sizes[i].name, n)) return &sizes[i];
+    return NULL;
+}
+
+static int cg_main(const char *op, const char *shape, const char *size, long passes)
+{
+    const bench_shape *s = shape_by_name(shape);
+    const size_def *z = size_by_name(size);
+    op_fn fn = NULL;
+    case_ctx *c;
+    int cook = !strcmp(op, "cook") || !strcmp(op, "hand");
+    if (!s || !z) die("--cg: unknown --shape or --size");
+    if (!strcmp(op, "walk")) fn = op_walk;
+    else if (!strcmp(op, "validate")) fn = op_validate;
+    else if (!strcmp(op, "iterate")) fn = op_iterate;
+    else if (!strcmp(op, "memcpy")) fn = op_memcpy;
+    else if (!strcmp(op, "sum")) fn = op_sum;
+    else if (!strcmp(op, "encode")) fn = op_encode;
+    else if (!strcmp(op, "hand")) fn = op_hand;
+#if BENCH_COOK
+    else if (!strcmp(op, "cook")) fn = op_cook;
+#endif
+    if (!fn) die("--cg: unknown operation");
+    c = malloc(sizeof *c);
+    if (!c) die("out of memory");
+    case_build(c, s, z, cook);
+    bench_cg_region(c, fn, passes);
+    printf("op=%s shape=%s size=%s passes=%ld bytes=%zu instances=%llu values=%llu\n", op,
+           s->name, z->name, passes, c->len, (unsigned long long)c->wr.instances,
+           (unsigned long long)c->wr.values);
+    case_free(c);
+    free(c);
+    return 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* main                                                                     */
+/* ------------------------------------------------------------------------ */
+static int in_list(const char *list, const char *name)
+{
+    size_t n = strlen(name);
+    const char *p = list;
+    if (!list) return 1;
+    while ((p = strstr(p, name)) != NULL) {
+        if ((p == list || p[-1] == ',') && (p[n] == 0 || p[n] == ',')) return 1;
+        p += n;
+    }
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    int reps = 7, big_reps = 3, md = 0, i, missed;
+    double batch_ms = 20;
+    const char *want_sizes = NULL, *want_shapes = NULL;
+    const char *cg = NULL, *cg_shape = "procinfo", *cg_size = "1MiB";
+    long passes = 1;
+    result *res;
+    size_t nres = 0, s, z;
+    unsigned long h0;
+    double t_start = now_s();
+    case_ctx *c;
+
+    for (i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "--reps") && v) reps = atoi(argv[++i]);
+        else if (!strcmp(a, "--big-reps") && v) big_reps = atoi(argv[++i]);
+        else if (!strcmp(a, "--batch-ms") && v) batch_ms = atof(argv[++i]);
+        else if (!strcmp(a, "--sizes") && v) want_sizes = argv[++i];
+        else if (!strcmp(a, "--shapes") && v) want_shapes = argv[++i];
+        else if (!strcmp(a, "--markdown")) md = 1;
+        else if (!strcmp(a, "--cg") && v) cg = argv[++i];
+        else if (!strcmp(a, "--shape") && v) cg_shape = argv[++i];
+        else if (!strcmp(a, "--size") && v) cg_size = argv[++i];
+        else if (!strcmp(a, "--passes") && v) passes = atol(argv[++i]);
+        else {
+            fprintf(stderr,
+                    "usage: pcq_bench [--reps N] [--big-reps N] [--batch-ms MS] [--sizes native,4KiB,1MiB,256MiB]\n"
+                    "                 [--shapes procinfo,process,multi] [--markdown]\n"
+                    "       pcq_bench --cg walk|validate|iterate|encode|memcpy|sum|cook|hand\n"
+                    "                 [--shape S] [--size Z] [--passes N]\n");
+            return 2;
+        }
+    }
+    if (reps < 1) reps = 1;
+    if (reps > MAXREPS) reps = MAXREPS;
+    if (big_reps < 1) big_reps = 1;
+    if (big_reps > MAXREPS) big_reps = MAXREPS;
+
+    op_fns[OP_WALK] = op_walk;
+    op_fns[OP_MEMCPY] = op_memcpy;
+    op_fns[OP_SUM] = op_sum;
+    op_fns[OP_ENCODE] = op_encode;
+#if BENCH_COOK
+    op_fns[OP_COOK] = op_cook;
+#endif
+    op_fns[OP_HAND] = op_hand;
+
+    /* The heap-call counter must be live, or "0 allocations" means nothing. */
+    h0 = bench_heap_calls;
+    {
+        void *volatile p = malloc(16);
+        free(p);
+    }
+    if (bench_heap_calls - h0 != 2) die("heap-call counting is not linked in (ld --wrap)");
+
+    if (cg) return cg_main(cg, cg_shape, cg_size, passes);
+
+    res = calloc(bench_nshapes * NSIZES, sizeof *res);
+    c = malloc(sizeof *c);
+    if (!res || !c) die("out of memory");
+    print_machine(stdout, "");
+    printf("timing: each figure is the fastest of %d interleaved batches of >= %.0f ms (%d single passes at 256MiB)\n",
+           reps, batch_ms, big_reps);
+    fflush(stdout);
+    for (z = 0; z < NSIZES; z++) {
+        if (want_sizes && !in_list(want_sizes, sizes[z].name)) continue;
+        for (s = 0; s < bench_nshapes; s++) {
+            const bench_shape *sh = &bench_shapes[s];
+            result *r = &res[nres];
+            int big = sizes[z].target >= 64 * MiB, k;
+            if (want_shapes && !in_list(want_shapes, sh->name)) continue;
+            case_build(c, sh, &sizes[z], 1);
+            r->shape = sh;
+            r->size = &sizes[z];
+            r->bytes = c->len;
+            r->instances = c->wr.instances;
+            r->values = c->wr.values;
+            for (k = 0; k < NOPS; k++) r->t[k].on = op_fns[k] != NULL;
+            r->reps = big ? big_reps : reps;
+            time_ops(c, r->t, r->reps, big ? 0 : batch_ms * 1e-3);
+#if BENCH_COOK
+            {
+                double worst;
+                r->cook_bad = cook_check(c, &r->cook_ok, &worst);
+                if (r->cook_bad)
+                    fprintf(stderr,
+                            "pcq_bench: %s/%s: %zu of %zu cooked values differ from the hand formula (worst rel. diff %.3g)\n",
+                            sh->name, sizes[z].name, r->cook_bad, r->cook_ok, worst);
+            }
+#endif
+            case_free(c);
+            fprintf(stderr, "  measured %s/%s (%zu bytes) at %.1f s\n", sh->name, sizes[z].name,
+                    r->bytes, now_s() - t_start);
+            nres++;
+        }
+    }
+    printf("\n");
+    print_table(stdout, res, nres, md);
+    printf("\n");
+    printf("walk = pcq_decode_data + iterate every block/instance/value and sum the values;\n"
+           "memcpy/sum = the same buffer copied / read by a plain 64-bit summing loop;\n"
+           "walk/mcpy = memcpy time / walk time (100%% = as fast as memcpy); enc/mcpy the same for encode;\n"
+           "encode = pcq_writer from in-memory content into a caller buffer; cook = pcq_calc_cook of two\n"
+           "samples, hand = the same formulas inline over the raw bytes; heap calls inside measured batches.\n\n");
+    missed = print_goals(stdout, res, nres, "");
+    printf("\ntotal %.1f s\n", now_s() - t_start);
+    {
+        unsigned long heap = 0;
+        size_t k2;
+        int k;
+        for (k2 = 0; k2 < nres; k2++)
+            for (k = 0; k < NOPS; k++)
+                if (res[k2].t[k].on) heap += res[k2].t[k].heap_calls;
+        free(res);
+        free(c);
+        (void)missed;
+        return heap ? 1 : 0;   /* goals are reported, not asserted; allocations are */
+    }
+}

@@ -1,0 +1,78 @@
+/*
+ * bench/shapes.h - the realistic buffers the benchmark measures, built at
+ * start-up from plain in-memory content with the pcq_writer encoder.
+ *
+ * Three shapes (see shapes.c for the counter lists):
+ *   procinfo  "Processor Information" (NOTES §8): one PERF_COUNTERSET block,
+ *             31 counters, 256 instances ("0,0" .. "0,_Total", "_Total");
+ *   process   a "Process"-like PERF_COUNTERSET: 28 counters, 5,000 instances
+ *             named with 8-40 characters;
+ *   multi     a single-instance PERF_MULTI_COUNTERS reply ("Memory"-like,
+ *             24 counters); scaled by repeating the block, as a query over
+ *             several single-instance countersets does.
+ * Each is built at its native size or scaled (instances, or blocks for
+ * `multi`) to about a target number of bytes.
+ */
+#ifndef PCQ_BENCH_SHAPES_H
+#define PCQ_BENCH_SHAPES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../pcq_codec.h"
+
+typedef struct bench_counter {
+    uint32_t id, type;
+    uint8_t size;        /* value bytes: 4 or 8 */
+    uint32_t base_id;    /* BaseCounterId, or 0xFFFFFFFF */
+    const char *name;
+} bench_counter;
+
+typedef struct bench_shape {
+    const char *name;    /* "procinfo", "process", "multi" */
+    const char *title;
+    uint32_t block_type; /* PCQ_PERF_COUNTERSET or PCQ_PERF_MULTI_COUNTERS */
+    uint32_t instance_type;
+    pcq_guid guid;
+    const bench_counter *counters;
+    uint32_t ncounters;
+    uint32_t native_units;  /* instances (type 6) or blocks (type 2) */
+} bench_shape;
+
+extern const bench_shape bench_shapes[];
+extern const size_t bench_nshapes;
+
+/* Plain content: what a collector holds before it encodes a reply. */
+typedef struct bench_content {
+    const bench_shape *shape;
+    uint32_t units;        /* instances (type 6) or blocks (type 2) */
+    uint32_t *ids;         /* ncounters counter ids */
+    uint8_t *sizes;        /* ncounters value sizes */
+    uint32_t *inst_id;     /* per instance (type 6) */
+    size_t *name_off;      /* per instance: byte offset into names16 */
+    uint32_t *name_len;    /* per instance: bytes, without the NUL */
+    uint8_t *names16;
+    uint64_t *vals;        /* units x ncounters: the newer sample */
+    uint64_t *old_vals;    /* the older sample (one second before) */
+    pcq_data hdr, old_hdr; /* header time fields of the two samples */
+    uint64_t nvalues;      /* units x ncounters */
+    uint64_t sum;          /* sum of vals (what a walk must find) */
+} bench_content;
+
+/* Content with `units` instances or blocks; 0 on out-of-memory. */
+int bench_content_make(bench_content *c, const bench_shape *s, uint32_t units);
+void bench_content_free(bench_content *c);
+
+/* Units that give about `target` bytes (at least 1). */
+uint32_t bench_units_for(const bench_shape *s, size_t target);
+
+/* Encodes the content (vals, hdr) into (dst, cap): the measured encoder.
+ * Returns a pcq status; *len receives the size (or the size needed). */
+int bench_encode(const bench_content *c, uint8_t *dst, size_t cap, size_t *len);
+/* The same with the older sample (old_vals, old_hdr). */
+int bench_encode_older(const bench_content *c, uint8_t *dst, size_t cap, size_t *len);
+
+/* The counterset-info reply (opnum 1, RequestCode 1) of a shape. */
+int bench_counterset_info(const bench_shape *s, uint8_t *dst, size_t cap, size_t *len);
+
+#endif
