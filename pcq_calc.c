@@ -895,29 +895,49 @@ static int leads(const pcq_calc_row *rows, size_t i)
  * every instance; a single-counter group has just the one). */
 static int same_name(const pcq_calc_row *a, const pcq_calc_row *b)
 {
+    size_t n = a->instance.len;
     if (!a->has_instance || !b->has_instance || a->counter_id != b->counter_id ||
-        a->instance.len != b->instance.len)
+        n != b->instance.len)
         return 0;
-    return a->instance.len == 0 || memcmp(a->instance.ptr, b->instance.ptr, a->instance.len) == 0;
+    if (n == 0)
+        return 1;
+    /* Names like "p1234" differ at the end: look there before memcmp. */
+    return a->instance.ptr[n - 1] == b->instance.ptr[n - 1] &&
+           memcmp(a->instance.ptr, b->instance.ptr, n) == 0;
 }
 
 /* "name#n": n counts the groups of the same name ordered before this one by
  * (InstanceId, position), so the numbering does not depend on the order
- * the server happened to list instances in. O(groups^2) compares of rows. */
+ * the server happened to list instances in. No memory of its own: while it
+ * runs, a leader's instances_used (unused in instance rows) holds its group's
+ * length, to hop from leader to leader. O(groups^2 / 2) compares of rows. */
 static void number_duplicates(pcq_calc_row *rows, size_t n)
 {
-    size_t i, k, e;
+    size_t i, k, e, li, lk;
     for (i = 0; i < n; i = e) {
-        uint32_t dup = 0;
         for (e = i + 1; e < n && !leads(rows, e); e++) {}
-        if (rows[i].has_instance)
-            for (k = 0; k < n; k++)
-                if (k != i && leads(rows, k) && same_name(&rows[i], &rows[k]) &&
-                    (rows[k].instance_id < rows[i].instance_id ||
-                     (rows[k].instance_id == rows[i].instance_id && k < i)))
-                    dup++;
-        for (k = i; k < e; k++)
-            rows[k].dup_index = dup;
+        rows[i].instances_used = (uint32_t)(e - i);
+        rows[i].dup_index = 0;
+    }
+    for (i = 0; i < n; i += li) {
+        li = rows[i].instances_used;
+        if (!rows[i].has_instance)
+            continue;
+        for (k = i + li; k < n; k += lk) {
+            lk = rows[k].instances_used;
+            if (!same_name(&rows[i], &rows[k]))
+                continue;
+            if (rows[k].instance_id < rows[i].instance_id)
+                rows[i].dup_index++;
+            else
+                rows[k].dup_index++;     /* equal ids: the earlier one comes first */
+        }
+    }
+    for (i = 0; i < n; i += li) {
+        li = rows[i].instances_used;
+        rows[i].instances_used = 0;
+        for (k = i + 1; k < i + li; k++)
+            rows[k].dup_index = rows[i].dup_index;
     }
 }
 

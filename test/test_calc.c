@@ -489,8 +489,11 @@ static void test_format(void)
 /* 5-9 of §3.1.4.1.6): every structure padded to 8, a _PERF_COUNTER_DATA of  */
 /* 16 bytes for a 4- or 8-byte value, sizes that include the padding.        */
 /* ------------------------------------------------------------------------ */
+#ifndef WBUF_SIZE
+#define WBUF_SIZE 16384
+#endif
 typedef struct wbuf {
-    uint8_t b[16384];
+    uint8_t b[WBUF_SIZE];
     size_t n;
 } wbuf;
 
