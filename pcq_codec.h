@@ -650,7 +650,7 @@ typedef struct pcq_calc_row {
     uint32_t counter_id, type;
     uint32_t instance_id;
     int has_instance;          /* 0 for single-instance data */
-    pcq_bytes instance;        /* UTF-16LE name in the newer buffer, without the NUL */
+    pcq_bytes instance;        /* UTF-16LE, no NUL: in the newer buffer (type 1: in ids) */
     uint32_t dup_index;        /* n of "name#n" among equal names; 0 for the first */
     int is_aggregate;          /* 1: aggregate row; instance fields unused */
     uint32_t aggregate_func;   /* PERF_AGGREGATE_*: 1 total, 2 average, 3 min, 4 max */
