@@ -676,13 +676,15 @@ typedef struct pcq_calc_row {
  * matched between samples by (InstanceId, name, occurrence). Aggregate rows
  * (AggregateFunc 1..4, counterset InstanceType 4, 6 or 0xC) follow the
  * instance rows, in the order of the counters in info; they combine the
- * computed values of the instances (before DefaultScale).
+ * computed values of the instances whose status is OK (one DefaultScale for
+ * all: it commutes with sum, average, min and max).
  * Returns PCQ_OK and *count rows; PCQ_ERR_BUFFER_TOO_SMALL with *count = rows
  * needed (cap 0 and rows NULL size); PCQ_ERR_INVALID_ARG (err: offset in the
  * newer buffer) for a counter id missing from info or a type 1/4 block
  * without an identifier; or an iterator error of a buffer that changed.
  * Time: O(values x counters per instance) when instances keep their order
- * between samples; a moved instance costs a scan of the older buffer. */
+ * between samples; a moved instance costs a scan of the older buffer;
+ * numbering name#n costs O(instances^2 / 2) compares of rows. */
 PCQ_API int pcq_calc_cook(const pcq_counterset_info *info, const pcq_data *older,
                           const pcq_data *newer, const pcq_identifier *ids, size_t n_ids,
                           unsigned flags, pcq_calc_row *rows, size_t cap, size_t *count,
