@@ -411,7 +411,7 @@ static int case_build(case_ctx *c, const bench_shape *s, const size_def *z, int 
     }
     c->wr = check;
 
-    if (!want_cook) return 1;
+    if (want_cook < 1) return 1;   /* 1: the older sample and the hand formula; 2: cook too */
     c->older = alloc_touched(c->len);
     if (bench_encode_older(&c->content, c->older, c->len, &n) != PCQ_OK || n != c->len)
         die("encoder: older sample failed");
@@ -428,7 +428,7 @@ static int case_build(case_ctx *c, const bench_shape *s, const size_def *z, int 
     if (!c->hand.out) die("out of memory");
     memset(c->hand.out, 0, (size_t)c->content.nvalues * sizeof(double));
 #if BENCH_COOK
-    {
+    if (want_cook >= 2) {
         size_t need = 0;
         pcq_error err;
         int rc = pcq_calc_cook(&c->info, &c->dold, &c->dn, NULL, 0, 0, NULL, 0, &need, &err);
@@ -495,7 +495,7 @@ enum { OP_WALK, OP_MEMCPY, OP_SUM, OP_ENCODE, OP_COOK, OP_HAND, NOPS };
 
 #define MAXREPS 64
 typedef struct op_timing {
-    int on;
+    int on, reps;
     unsigned long iters;
     double best, median;        /* seconds per call */
     double t[MAXREPS];
@@ -510,9 +510,13 @@ static int cmp_double(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-static void time_ops(case_ctx *c, op_timing *t, int reps, double batch_s)
+/* Each op: a warm-up call, then `reps` batches of >= batch_s, interleaved
+ * with the other ops in a rotating order; its fastest batch counts. An op
+ * whose single call is slow gets fewer batches (at least 2) so that it spends
+ * about max_op_s in all. */
+static void time_ops(case_ctx *c, op_timing *t, int reps, double batch_s, double max_op_s)
 {
-    int r, k, i;
+    int r, k, i, most = 0;
     for (k = 0; k < NOPS; k++) {
         double t0, dt;
         if (!t[k].on) continue;
@@ -520,15 +524,19 @@ static void time_ops(case_ctx *c, op_timing *t, int reps, double batch_s)
         op_fns[k](c);   /* warm-up, and one call's time */
         dt = now_s() - t0;
         t[k].iters = dt >= batch_s ? 1 : (unsigned long)(batch_s / (dt > 1e-8 ? dt : 1e-8)) + 1;
+        t[k].reps = reps;
+        if (dt * (double)reps > max_op_s) t[k].reps = (int)(max_op_s / dt);
+        if (t[k].reps < 2) t[k].reps = reps < 2 ? reps : 2;
+        if (t[k].reps > most) most = t[k].reps;
         t[k].best = 1e30;
         t[k].heap_calls = 0;
     }
-    for (r = 0; r < reps; r++) {
+    for (r = 0; r < most; r++) {
         for (i = 0; i < NOPS; i++) {
             unsigned long n, h0;
             double t0, dt;
             k = (i + r) % NOPS;   /* rotate the order: no op always runs after the same one */
-            if (!t[k].on) continue;
+            if (!t[k].on || r >= t[k].reps) continue;
             h0 = bench_heap_calls;
             t0 = now_s();
             for (n = 0; n < t[k].iters; n++) op_fns[k](c);
@@ -540,8 +548,8 @@ static void time_ops(case_ctx *c, op_timing *t, int reps, double batch_s)
     }
     for (k = 0; k < NOPS; k++) {
         if (!t[k].on) continue;
-        qsort(t[k].t, (size_t)reps, sizeof(double), cmp_double);
-        t[k].median = t[k].t[reps / 2];
+        qsort(t[k].t, (size_t)t[k].reps, sizeof(double), cmp_double);
+        t[k].median = t[k].t[t[k].reps / 2];
     }
 }
 
@@ -556,6 +564,8 @@ typedef struct result {
     op_timing t[NOPS];
     int reps;
     size_t cook_bad, cook_ok;
+    double cook_worst;
+    double cook_skipped_est;   /* > 0: cook not run here; estimated seconds per pass */
 } result;
 
 static double gbps(size_t bytes, double s) { return s > 0 ? (double)bytes / s * 1e-9 : 0; }
@@ -637,8 +647,11 @@ static void print_table(FILE *f, const result *res, size_t nres, int md)
             if (t[k].on) heap += t[k].heap_calls;
         if (t[OP_HAND].on) snprintf(hand, sizeof hand, "%.2f", t[OP_HAND].best * 1e9 / (double)r->values);
         if (t[OP_COOK].on) {
+            double x = t[OP_COOK].best / t[OP_HAND].best;
             snprintf(cook, sizeof cook, "%.2f", t[OP_COOK].best * 1e9 / (double)r->values);
-            snprintf(ratio, sizeof ratio, "%.2fx", t[OP_COOK].best / t[OP_HAND].best);
+            snprintf(ratio, sizeof ratio, x >= 100 ? "%.0fx" : x >= 10 ? "%.1fx" : "%.2fx", x);
+        } else if (r->cook_skipped_est > 0) {
+            snprintf(cook, sizeof cook, "skip");
         }
         snprintf(b, sizeof b, "%zu", r->bytes);
         fprintf(f,
@@ -740,7 +753,7 @@ static int print_goals(FILE *f, const result *res, size_t nres, const char *pre)
     fprintf(f, "%s  zero allocations in validate, walk, encode and cook: %lu heap calls  -> %s\n",
             pre, heap, heap ? "MISSED" : "met");
     missed += heap != 0;
-    fprintf(f, "%s  <= 1.0 instruction per input byte: see `make bench-callgrind`\n", pre);
+    fprintf(f, "%s  <= 1.0 instruction per input byte: counted under callgrind (bench/callgrind.sh)\n", pre);
     return missed;
 }
 
@@ -776,7 +789,7 @@ static int cg_main(const char *op, const char *shape, const char *size, long pas
     const size_def *z = size_by_name(size);
     op_fn fn = NULL;
     case_ctx *c;
-    int cook = !strcmp(op, "cook") || !strcmp(op, "hand");
+    int cook = !strcmp(op, "cook") ? 2 : !strcmp(op, "hand") ? 1 : 0;
     if (!s || !z) die("--cg: unknown --shape or --size");
     if (!strcmp(op, "walk")) fn = op_walk;
     else if (!strcmp(op, "validate")) fn = op_validate;
@@ -801,6 +814,32 @@ static int cg_main(const char *op, const char *shape, const char *size, long pas
     return 0;
 }
 
+/* Seconds one cook of `units` instances (or blocks) of shape sh would take,
+ * from the two largest cooks of that shape measured so far: t = a * n^p with
+ * p fitted between them and held to 1..2. 0 when nothing was measured. */
+static double cook_estimate(const result *res, size_t nres, const bench_shape *sh, uint32_t units)
+{
+    const result *a = NULL, *b = NULL;   /* b: the largest, a: the next */
+    double n = (double)units * sh->ncounters, p = 1;
+    size_t i;
+    for (i = 0; i < nres; i++) {
+        const result *r = &res[i];
+        if (r->shape != sh || !r->t[OP_COOK].on) continue;
+        if (!b || r->values > b->values) {
+            if (!b || b->values != r->values) a = b;
+            b = r;
+        } else if (r->values < b->values && (!a || r->values > a->values)) {
+            a = r;
+        }
+    }
+    if (!b) return 0;
+    if (a && a->values < b->values)
+        p = log(b->t[OP_COOK].best / a->t[OP_COOK].best) / log((double)b->values / (double)a->values);
+    if (!(p >= 1)) p = 1;
+    if (p > 2) p = 2;
+    return b->t[OP_COOK].best * pow(n / (double)b->values, p);
+}
+
 /* ------------------------------------------------------------------------ */
 /* main                                                                     */
 /* ------------------------------------------------------------------------ */
@@ -819,7 +858,7 @@ static int in_list(const char *list, const char *name)
 int main(int argc, char **argv)
 {
     int reps = 7, big_reps = 3, md = 0, i, missed;
-    double batch_ms = 20;
+    double batch_ms = 20, max_op_s = 3, cook_budget = 10;
     const char *want_sizes = NULL, *want_shapes = NULL;
     const char *cg = NULL, *cg_shape = "procinfo", *cg_size = "1MiB";
     long passes = 1;
@@ -834,6 +873,8 @@ int main(int argc, char **argv)
         if (!strcmp(a, "--reps") && v) reps = atoi(argv[++i]);
         else if (!strcmp(a, "--big-reps") && v) big_reps = atoi(argv[++i]);
         else if (!strcmp(a, "--batch-ms") && v) batch_ms = atof(argv[++i]);
+        else if (!strcmp(a, "--max-op-s") && v) max_op_s = atof(argv[++i]);
+        else if (!strcmp(a, "--cook-budget") && v) cook_budget = atof(argv[++i]);
         else if (!strcmp(a, "--sizes") && v) want_sizes = argv[++i];
         else if (!strcmp(a, "--shapes") && v) want_shapes = argv[++i];
         else if (!strcmp(a, "--markdown")) md = 1;
@@ -843,7 +884,8 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--passes") && v) passes = atol(argv[++i]);
         else {
             fprintf(stderr,
-                    "usage: pcq_bench [--reps N] [--big-reps N] [--batch-ms MS] [--sizes native,4KiB,1MiB,256MiB]\n"
+                    "usage: pcq_bench [--reps N] [--big-reps N] [--batch-ms MS] [--max-op-s S] [--cook-budget S]\n"
+                    "                 [--sizes native,4KiB,1MiB,256MiB]\n"
                     "                 [--shapes procinfo,process,multi] [--markdown]\n"
                     "       pcq_bench --cg walk|validate|iterate|encode|memcpy|sum|cook|hand\n"
                     "                 [--shape S] [--size Z] [--passes N]\n");
@@ -886,25 +928,33 @@ int main(int argc, char **argv)
         for (s = 0; s < bench_nshapes; s++) {
             const bench_shape *sh = &bench_shapes[s];
             result *r = &res[nres];
-            int big = sizes[z].target >= 64 * MiB, k;
+            int big = sizes[z].target >= 64 * MiB, k, cook_on = BENCH_COOK;
+            double est = 0;
             if (want_shapes && !in_list(want_shapes, sh->name)) continue;
-            case_build(c, sh, &sizes[z], 1);
+            if (cook_on && big) {
+                /* pcq_calc_cook may grow faster than linearly: extrapolate from the
+                 * smaller sizes of this shape and skip it past the budget. */
+                est = cook_estimate(res, nres, sh, bench_units_for(sh, sizes[z].target));
+                if (est > cook_budget) cook_on = 0;
+            }
+            case_build(c, sh, &sizes[z], cook_on ? 2 : 1);
             r->shape = sh;
             r->size = &sizes[z];
             r->bytes = c->len;
             r->instances = c->wr.instances;
             r->values = c->wr.values;
             for (k = 0; k < NOPS; k++) r->t[k].on = op_fns[k] != NULL;
+            r->t[OP_COOK].on = cook_on;
+            if (!cook_on && BENCH_COOK) r->cook_skipped_est = est;
             r->reps = big ? big_reps : reps;
-            time_ops(c, r->t, r->reps, big ? 0 : batch_ms * 1e-3);
+            time_ops(c, r->t, r->reps, big ? 0 : batch_ms * 1e-3, big ? 1e30 : max_op_s);
 #if BENCH_COOK
-            {
-                double worst;
-                r->cook_bad = cook_check(c, &r->cook_ok, &worst);
+            if (cook_on) {
+                r->cook_bad = cook_check(c, &r->cook_ok, &r->cook_worst);
                 if (r->cook_bad)
                     fprintf(stderr,
                             "pcq_bench: %s/%s: %zu of %zu cooked values differ from the hand formula (worst rel. diff %.3g)\n",
-                            sh->name, sizes[z].name, r->cook_bad, r->cook_ok, worst);
+                            sh->name, sizes[z].name, r->cook_bad, r->cook_ok, r->cook_worst);
             }
 #endif
             case_free(c);
@@ -920,7 +970,27 @@ int main(int argc, char **argv)
            "memcpy/sum = the same buffer copied / read by a plain 64-bit summing loop;\n"
            "walk/mcpy = memcpy time / walk time (100%% = as fast as memcpy); enc/mcpy the same for encode;\n"
            "encode = pcq_writer from in-memory content into a caller buffer; cook = pcq_calc_cook of two\n"
-           "samples, hand = the same formulas inline over the raw bytes; heap calls inside measured batches.\n\n");
+           "samples, hand = the same formulas inline over the raw bytes; heap calls inside measured batches.\n");
+    {
+        size_t k2, checked = 0, bad = 0;
+        double worst = 0;
+        int skipped = 0;
+        for (k2 = 0; k2 < nres; k2++) {
+            checked += res[k2].cook_ok;
+            bad += res[k2].cook_bad;
+            if (res[k2].cook_worst > worst) worst = res[k2].cook_worst;
+            if (res[k2].cook_skipped_est > 0) {
+                if (!skipped++) printf("cook skipped (one pass would take longer than --cook-budget %.0f s):", cook_budget);
+                printf(" %s/%s est. %.0f s", res[k2].shape->name, res[k2].size->name,
+                       res[k2].cook_skipped_est);
+            }
+        }
+        if (skipped) printf("\n");
+        if (checked)
+            printf("cook checked against hand: %zu cooked values compared, %zu differ (worst relative difference %.1e)\n",
+                   checked, bad, worst);
+        printf("\n");
+    }
     missed = print_goals(stdout, res, nres, "");
     printf("\ntotal %.1f s\n", now_s() - t_start);
     {
