@@ -1,6 +1,6 @@
 # mk/bench.mk - speed benchmarks (bench/), included by the top-level Makefile:
 #
-#   make bench            build bench/pcq_bench with -O2, print the table (bench/RESULTS.md),
+#   make bench            build build/bench/pcq_bench with -O2, print the table (bench/RESULTS.md),
 #                         then instructions per input byte under callgrind when valgrind is there
 #   make bench-callgrind  the full callgrind table (every operation, every shape)
 #   make bench-clean
@@ -8,13 +8,16 @@
 # Knobs (all ?=): BENCH_CC, BENCH_CFLAGS, BENCH_ARGS (e.g. --reps 9, --sizes 1MiB),
 # BENCH_CG_PASSES, PCQ_LIB_SRCS. Also usable alone: make -f mk/bench.mk bench
 
+# Whatever the including Makefile's default goal is, this file does not change it.
+BENCH_SAVED_GOAL := $(.DEFAULT_GOAL)
+
 BENCH_CC ?= $(CC)
 BENCH_CFLAGS ?= -std=c99 -O2 -g -Wall -Wextra
 BENCH_ARGS ?=
 BENCH_CG_PASSES ?= 3
 PCQ_LIB_SRCS ?= pcq_codec.c $(wildcard pcq_writer.c) $(wildcard pcq_calc.c)
 
-BENCH_BIN := bench/pcq_bench
+BENCH_BIN ?= build/bench/pcq_bench
 BENCH_SRCS := bench/bench.c bench/shapes.c bench/allocs.c
 BENCH_HDRS := bench/shapes.h bench/allocs.h pcq_codec.h
 # Every heap call of the bench and the library objects goes through bench/allocs.c.
@@ -23,19 +26,21 @@ BENCH_WRAP := -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=free,--wrap=
 BENCH_COOK ?= $(if $(shell grep -lsE '^(PCQ_API )?int pcq_calc_cook\b' $(PCQ_LIB_SRCS)),1,0)
 
 $(BENCH_BIN): $(BENCH_SRCS) $(BENCH_HDRS) $(PCQ_LIB_SRCS) mk/bench.mk
+	@mkdir -p $(dir $@)
 	$(BENCH_CC) $(BENCH_CFLAGS) -DBENCH_COOK=$(BENCH_COOK) '-DBENCH_CFLAGS="$(BENCH_CFLAGS)"' \
 	    -o $@ $(BENCH_SRCS) $(PCQ_LIB_SRCS) $(BENCH_WRAP) -lm
 
 bench: $(BENCH_BIN)
-	./$(BENCH_BIN) $(BENCH_ARGS)
+	$(BENCH_BIN) $(BENCH_ARGS)
 	@if command -v valgrind >/dev/null 2>&1; then \
-	    sh bench/callgrind.sh --quick ./$(BENCH_BIN) $(BENCH_CG_PASSES); \
+	    sh bench/callgrind.sh --quick $(BENCH_BIN) $(BENCH_CG_PASSES); \
 	else echo "valgrind not found: instructions per byte not measured (make bench-callgrind)"; fi
 
 bench-callgrind: $(BENCH_BIN)
-	sh bench/callgrind.sh ./$(BENCH_BIN) $(BENCH_CG_PASSES)
+	sh bench/callgrind.sh $(BENCH_BIN) $(BENCH_CG_PASSES)
 
 bench-clean:
 	rm -f $(BENCH_BIN)
 
 .PHONY: bench bench-callgrind bench-clean
+.DEFAULT_GOAL := $(BENCH_SAVED_GOAL)
