@@ -525,6 +525,7 @@ typedef struct cgroup {
 /* Walks the groups of one data buffer, block after block. */
 typedef struct gwalk {
     const pcq_data *d;
+    const pcq_counterset_info *info;   /* for blocks without an identifier */
     const pcq_identifier *ids;
     size_t n_ids;
     int multi_set;             /* the counterset is not single-instance */
@@ -545,10 +546,11 @@ static int cook_fail(pcq_error *err, int code, size_t offset, const char *what)
 }
 
 static void gwalk_begin(gwalk *w, const pcq_data *d, const pcq_identifier *ids, size_t n_ids,
-                        int multi_set)
+                        int multi_set, const pcq_counterset_info *info)
 {
     memset(w, 0, sizeof *w);
     w->d = d;
+    w->info = info;
     w->ids = ids;
     w->n_ids = n_ids;
     w->multi_set = multi_set;
@@ -564,6 +566,18 @@ static const pcq_identifier *ident_for_block(const gwalk *w, uint32_t i)
         if (w->ids[k].index == i)
             return &w->ids[k];
     return NULL;
+}
+
+/* The counter a type 1 or 4 block holds when the caller gave no identifiers
+ * at all: block i holds counter i of the counterset (a query that added every
+ * counter in order; docs/formulas.md, "Blocks without identifiers"). */
+static int counter_for_block(const gwalk *w, uint32_t i, uint32_t *id)
+{
+    pcq_counter_reg r;
+    if (w->n_ids > 0 || w->info == NULL || pcq_counterset_counter(w->info, i, &r) != PCQ_OK)
+        return 0;
+    *id = r.counter_id;
+    return 1;
 }
 
 /* The next group; 1, 0 at the end, or a negative status (err filled). */
@@ -588,10 +602,11 @@ static int gwalk_next(gwalk *w, cgroup *g, pcq_error *err)
                 g->inst_offset = g->inst.offset;
                 if (w->blk.type == PCQ_PERF_MULTI_INSTANCES) {
                     id = ident_for_block(w, g->block_index);
-                    if (id == NULL)
+                    if (id != NULL)
+                        g->one_id = id->counter_id;
+                    else if (!counter_for_block(w, g->block_index, &g->one_id))
                         return cook_fail(err, PCQ_ERR_INVALID_ARG, w->blk.offset,
                                          "PERF_MULTI_INSTANCES block without an identifier");
-                    g->one_id = id->counter_id;
                 }
                 return 1;
             }
@@ -615,13 +630,15 @@ static int gwalk_next(gwalk *w, cgroup *g, pcq_error *err)
         g->block_index = w->next_block - 1;
         if (w->blk.type == PCQ_PERF_SINGLE_COUNTER) {
             id = ident_for_block(w, g->block_index);
-            if (id == NULL)
+            if (id != NULL) {
+                g->one_id = id->counter_id;
+                g->has_instance = w->multi_set;
+                g->instance_id = id->instance_id;
+                g->name = id->name;
+            } else if (!counter_for_block(w, g->block_index, &g->one_id)) {
                 return cook_fail(err, PCQ_ERR_INVALID_ARG, w->blk.offset,
                                  "PERF_SINGLE_COUNTER block without an identifier");
-            g->one_id = id->counter_id;
-            g->has_instance = w->multi_set;
-            g->instance_id = id->instance_id;
-            g->name = id->name;
+            }
         }
         return 1;
     }
@@ -717,7 +734,7 @@ static int find_related(const cook_ctx *c, const pcq_data *d, int loose, const c
     int rc = group_find(d, g, id, out);
     if (rc != 0 || !loose)
         return rc;
-    gwalk_begin(&w, d, c->ids, c->n_ids, c->multi_set);
+    gwalk_begin(&w, d, c->ids, c->n_ids, c->multi_set, c->info);
     while ((rc = gwalk_next(&w, &o, c->err)) == 1)
         if (same_instance(g, &o) && (rc = group_find(d, &o, id, out)) != 0)
             return rc;
@@ -731,7 +748,7 @@ static int occurrence(const cook_ctx *c, const pcq_data *d, const cgroup *g, uin
     cgroup o;
     int rc;
     *occ = 0;
-    gwalk_begin(&w, d, c->ids, c->n_ids, c->multi_set);
+    gwalk_begin(&w, d, c->ids, c->n_ids, c->multi_set, c->info);
     while ((rc = gwalk_next(&w, &o, c->err)) == 1) {
         if (o.block_index == g->block_index && o.inst_offset == g->inst_offset)
             return 0;
@@ -758,7 +775,7 @@ static int match_older(cook_ctx *c, const cgroup *g, cgroup *og)
     }
     if ((rc = occurrence(c, c->newer, g, &occ)) < 0)
         return rc;
-    gwalk_begin(&w, c->older, c->ids, c->n_ids, c->multi_set);
+    gwalk_begin(&w, c->older, c->ids, c->n_ids, c->multi_set, c->info);
     while ((rc = gwalk_next(&w, og, c->err)) == 1) {
         if (same_group(g, og) && seen++ == occ) {
             c->hint = w;
@@ -1002,7 +1019,7 @@ static int count_rows(cook_ctx *c, size_t *need)
     uint32_t i;
     int rc;
     *need = 0;
-    gwalk_begin(&w, c->newer, c->ids, c->n_ids, c->multi_set);
+    gwalk_begin(&w, c->newer, c->ids, c->n_ids, c->multi_set, c->info);
     while ((rc = gwalk_next(&w, &g, c->err)) == 1) {
         if (g.blk.type == PCQ_PERF_MULTI_COUNTERS)
             *need += g.blk.num_counters;
@@ -1028,7 +1045,7 @@ static int scan_older(cook_ctx *c)
     gwalk w;
     cgroup g;
     int rc;
-    gwalk_begin(&w, c->older, c->ids, c->n_ids, c->multi_set);
+    gwalk_begin(&w, c->older, c->ids, c->n_ids, c->multi_set, c->info);
     while ((rc = gwalk_next(&w, &g, c->err)) == 1)
         if (g.blk.type == PCQ_PERF_SINGLE_COUNTER || g.blk.type == PCQ_PERF_MULTI_INSTANCES)
             c->loose_old = 1;
@@ -1068,9 +1085,9 @@ int pcq_calc_cook(const pcq_counterset_info *info, const pcq_data *older, const 
     if (older != NULL) {
         if ((rc = scan_older(&c)) < 0)
             return rc;
-        gwalk_begin(&c.hint, older, ids, n_ids, c.multi_set);
+        gwalk_begin(&c.hint, older, ids, n_ids, c.multi_set, info);
     }
-    gwalk_begin(&w, newer, ids, n_ids, c.multi_set);
+    gwalk_begin(&w, newer, ids, n_ids, c.multi_set, info);
     while ((rc = gwalk_next(&w, &g, err)) == 1) {
         int found = 0;
         if (older != NULL && (found = match_older(&c, &g, &og)) < 0)

@@ -938,7 +938,8 @@ static void test_cook_related(void)
 
 /* ------------------------------------------------------------------------ */
 /* Cooking: PERF_SINGLE_COUNTER blocks take their counter from the query's   */
-/* identifiers (§2.2.4.6 Index); a counter the info lacks is an error        */
+/* identifiers (§2.2.4.6 Index), else block i is counter i of the info; a    */
+/* counter the info lacks is an error                                        */
 /* ------------------------------------------------------------------------ */
 static void single_data(wbuf *w, uint64_t t, uint32_t v1, uint32_t v2)
 {
@@ -954,6 +955,19 @@ static void single_data(wbuf *w, uint64_t t, uint32_t v1, uint32_t v2)
     value32(w, v2);
     block_end(w, b);
     data_end(w, 3);
+}
+
+static void two_singles(wbuf *w, uint64_t t, uint32_t v1, uint32_t v2)
+{
+    size_t b;
+    data_begin(w, t, 0, 1000u);
+    b = block_begin(w, 1);
+    value32(w, v1);
+    block_end(w, b);
+    b = block_begin(w, 1);
+    value32(w, v2);
+    block_end(w, b);
+    data_end(w, 2);
 }
 
 static void test_cook_single_blocks(void)
@@ -983,10 +997,22 @@ static void test_cook_single_blocks(void)
     /* (300 - 100) / (2000 / 1000 s) = 100 /sec. */
     ROW(1, NULL, 0, PCQ_CALC_OK, 100.0);
     ROW(2, NULL, 0, PCQ_CALC_OK, 9.0);
-    /* Without identifiers a PERF_SINGLE_COUNTER block names no counter. */
+    /* Without identifiers, block i holds counter i of the info: block 0 is
+     * counter 1, block 1 is the error block, block 2 would be a third counter
+     * that the info does not have: error at that block (48 + 32 + 16). */
     rc = pcq_calc_cook(&info, &od, &nd, NULL, 0, 0, rows, 8, &n, &e);
-    TL_CHECK(rc == PCQ_ERR_INVALID_ARG && e.offset == 48, "no ids: %s at %zu",
+    TL_CHECK(rc == PCQ_ERR_INVALID_ARG && e.offset == 96, "no ids: %s at %zu",
              pcq_status_name(rc), e.offset);
+    /* Two single blocks and no identifiers: counters 1 and 2 in order. */
+    two_singles(&wo, 5000, 100, 7);
+    two_singles(&wn, 7000, 300, 9);
+    if (decode_data(&wo, &od) || decode_data(&wn, &nd))
+        return;
+    rc = pcq_calc_cook(&info, &od, &nd, NULL, 0, 0, rows, 8, &n, &e);
+    TL_CHECK(rc == PCQ_OK && n == 2, "cook without ids: %s, %zu rows", pcq_status_name(rc), n);
+    /* (300 - 100) / (2000 / 1000 s) = 100 /sec; RAWCOUNT 9. */
+    ROW(1, NULL, 0, PCQ_CALC_OK, 100.0);
+    ROW(2, NULL, 0, PCQ_CALC_OK, 9.0);
     /* A counter id the counterset-info does not have: error at that id. */
     data_begin(&wbad, 1, 0, 1000u);
     rc = (int)block_begin(&wbad, 2);
