@@ -760,8 +760,13 @@ static int print_goals(FILE *f, const result *res, size_t nres, const char *pre)
 /* ------------------------------------------------------------------------ */
 /* Callgrind mode: one operation, N passes, inside bench_cg_region.         */
 /* ------------------------------------------------------------------------ */
-__attribute__((noinline, noclone)) void bench_cg_region(case_ctx *c, op_fn fn, long passes);
-__attribute__((noinline, noclone)) void bench_cg_region(case_ctx *c, op_fn fn, long passes)
+#if defined(__clang__)
+#define BENCH_NOINLINE __attribute__((noinline))
+#else
+#define BENCH_NOINLINE __attribute__((noinline, noclone))
+#endif
+BENCH_NOINLINE void bench_cg_region(case_ctx *c, op_fn fn, long passes);
+BENCH_NOINLINE void bench_cg_region(case_ctx *c, op_fn fn, long passes)
 {
     long i;
     for (i = 0; i < passes; i++) fn(c);
@@ -986,6 +991,22 @@ int main(int argc, char **argv)
             }
         }
         if (skipped) printf("\n");
+        {
+            /* How noisy the run was: the median batch against the best one. */
+            double spread = 0, sum = 0;
+            int nsp = 0, k;
+            for (k2 = 0; k2 < nres; k2++)
+                for (k = 0; k < NOPS; k++)
+                    if (res[k2].t[k].on && res[k2].t[k].reps > 1) {
+                        double x = res[k2].t[k].median / res[k2].t[k].best - 1;
+                        if (x > spread) spread = x;
+                        sum += x;
+                        nsp++;
+                    }
+            if (nsp)
+                printf("noise: the median batch is %.0f%% slower than the best on average, %.0f%% at worst\n",
+                       100 * sum / nsp, 100 * spread);
+        }
         if (checked)
             printf("cook checked against hand: %zu cooked values compared, %zu differ (worst relative difference %.1e)\n",
                    checked, bad, worst);

@@ -5,6 +5,7 @@
 #   make bench-callgrind  the full callgrind table (every operation, every shape)
 #   make bench-clean
 #
+# -gdwarf-4: valgrind 3.19 cannot read the DWARF 5 that clang 14 emits by default.
 # Knobs (all ?=): BENCH_CC, BENCH_CFLAGS, BENCH_ARGS (e.g. --reps 9, --sizes 1MiB),
 # BENCH_CG_PASSES, PCQ_LIB_SRCS. Also usable alone: make -f mk/bench.mk bench
 
@@ -12,7 +13,7 @@
 BENCH_SAVED_GOAL := $(.DEFAULT_GOAL)
 
 BENCH_CC ?= $(CC)
-BENCH_CFLAGS ?= -std=c99 -O2 -g -Wall -Wextra
+BENCH_CFLAGS ?= -std=c99 -O2 -gdwarf-4 -Wall -Wextra
 BENCH_ARGS ?=
 BENCH_CG_PASSES ?= 3
 PCQ_LIB_SRCS ?= pcq_codec.c $(wildcard pcq_writer.c) $(wildcard pcq_calc.c)
