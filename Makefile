@@ -159,7 +159,7 @@ check:
 	      || echo "$$v (build): 0 passed, 1 failed" >> $(RESULTS); \
 	  done; \
 	done
-	@$(MAKE) --no-print-directory check-cxx check-knobs
+	@$(MAKE) --no-print-directory check-cxx check-knobs $(CHECK_EXTRA)
 	@echo "== summary"
 	@awk '{ print "  " $$0 }' $(RESULTS)
 	@awk '{ p += $$(NF-3); f += $$(NF-1) } \
@@ -268,3 +268,12 @@ uninstall:
 
 clean:
 	rm -rf build libpcq.a pcqdump
+
+# ---------------------------------------------------------------------------
+# More targets (bench, fuzz, coverage, ...) live in mk/*.mk, one file each,
+# included here. Such a file keeps the default goal, and may add steps to
+# make check: CHECK_EXTRA += my-target, a target that appends lines
+# `<name>: N passed, N failed` to $(RESULTS) (they are summed with the rest).
+# ---------------------------------------------------------------------------
+CHECK_EXTRA ?=
+include $(wildcard mk/*.mk)
