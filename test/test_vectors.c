@@ -1074,7 +1074,8 @@ static void find_vectors(const char *root, vec_list *list, int argc, char **argv
         free(dir);
     }
     closedir(d);
-    qsort(list->v, list->n, sizeof *list->v, cmp_vector);
+    if (list->n > 1)
+        qsort(list->v, list->n, sizeof *list->v, cmp_vector);
 }
 
 /* The library's kind names agree with the directory names. */
