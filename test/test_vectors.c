@@ -48,7 +48,7 @@
 
 #define NELEM(a) (sizeof(a) / sizeof((a)[0]))
 #define MAX_DIAGS 256       /* per vector */
-#define MAX_SHOWN 8         /* failure lines per check before "... and N more" */
+#define MAX_NOTES 3         /* details quoted in one failure line */
 
 /* ------------------------------------------------------------------------ */
 /* Names, from the header's own tables (not from the library under test).   */
@@ -578,21 +578,48 @@ static void format_codes(const code_at *c, size_t n, char *buf, size_t cap)
 }
 
 /* ------------------------------------------------------------------------ */
+/* The details of a failure, so that it fits on one line: the first         */
+/* MAX_NOTES, then "(and N more)".                                          */
+/* ------------------------------------------------------------------------ */
+typedef struct notes {
+    char text[1536];
+    size_t len;
+    unsigned long n;
+} notes;
+
+static void note(notes *ns, const char *fmt, ...) TL_PRINTF(2, 3);
+static void note(notes *ns, const char *fmt, ...)
+{
+    va_list ap;
+    int w;
+    if (ns->n++ >= MAX_NOTES || ns->len + 3 >= sizeof ns->text)
+        return;
+    if (ns->len) {
+        memcpy(ns->text + ns->len, "; ", 3);
+        ns->len += 2;
+    }
+    va_start(ap, fmt);
+    w = vsnprintf(ns->text + ns->len, sizeof ns->text - ns->len, fmt, ap);
+    va_end(ap);
+    if (w > 0)
+        ns->len += (size_t)w < sizeof ns->text - ns->len ? (size_t)w : sizeof ns->text - ns->len - 1;
+}
+
+static const char *notes_text(notes *ns)
+{
+    if (ns->n > MAX_NOTES && ns->len + 32 < sizeof ns->text)
+        snprintf(ns->text + ns->len, sizeof ns->text - ns->len, " (and %lu more)",
+                 ns->n - MAX_NOTES);
+    return ns->text;
+}
+
+/* ------------------------------------------------------------------------ */
 /* The checks.                                                              */
 /* ------------------------------------------------------------------------ */
-typedef struct json_ctx {
-    const vector *v;
-    const char *check;
-    int shown;
-} json_ctx;
-
 static void json_diff(void *ctx, const char *path, const char *expected, const char *actual)
 {
-    json_ctx *c = (json_ctx *)ctx;
-    if (++c->shown > MAX_SHOWN)
-        return;
-    printf("    %s: %s: %s: expected %s, got %s\n", c->v->path, c->check,
-           *path ? path : "(root)", expected, actual ? actual : "(missing)");
+    note((notes *)ctx, "%s: expected %s, got %s", *path ? path : "(root)", expected,
+         actual ? actual : "(missing)");
 }
 
 /* The whole set of checks on one placement of a good vector's bytes. The JSON
@@ -618,19 +645,15 @@ static char *check_good(const vector *v, const uint8_t *buf, const char *where)
     } else if (out_len == 0 || out[out_len - 1] != '\n') {
         VFAIL(v, check, "pcq_json_emit's output does not end with a newline");
     } else {
-        json_ctx ctx;
+        notes ns;
         char msg[256];
         int diffs;
-        ctx.v = v;
-        ctx.check = check;
-        ctx.shown = 0;
-        diffs = jsoncmp(v->json, v->json_len, out, out_len, json_diff, &ctx, msg, sizeof msg);
+        memset(&ns, 0, sizeof ns);
+        diffs = jsoncmp(v->json, v->json_len, out, out_len, json_diff, &ns, msg, sizeof msg);
         if (diffs < 0)
             VFAIL(v, check, "%s", msg);
         else if (diffs > 0)
-            VFAIL(v, check, "%d field%s differ%s from the .json (listed above%s)", diffs,
-                  diffs == 1 ? "" : "s", diffs == 1 ? "s" : "",
-                  diffs > MAX_SHOWN ? ", the first ones" : "");
+            VFAIL(v, check, "%s", notes_text(&ns));
         else
             tl_pass();
     }
@@ -726,49 +749,50 @@ static void check_bad(const vector *v, const uint8_t *buf, const char *where)
 /* Every proper prefix, flush against the guard page. */
 static void check_prefixes(const vector *v, guard *g)
 {
-    size_t n, bad = 0;
+    size_t n;
+    notes ns;
+    memset(&ns, 0, sizeof ns);
     for (n = 0; n < v->len; n++) {
         const uint8_t *p = guard_place(g, v->bytes, n);
         result r;
         const char *why = NULL;
-        char detail[160];
         context("%s: prefix of %zu bytes (guard page)", v->path, n);
         run_validate(v->kind, p, n, 0, &r);
         if (r.rc == PCQ_OK) {
             if (!v->prefix_ok && !v->has_err)
-                why = "expected an error, got PCQ_OK (mark the vector `#! prefix-ok` if right)";
+                why = "expected an error, got PCQ_OK";
         } else if (r.rc > 0) {
-            why = "positive status";
+            why = "a positive status";
         } else if (r.err.code != r.rc) {
             why = "err.code differs from the returned status";
         } else if (r.err.offset > n) {
-            why = "error offset past the end of the prefix";
+            why = "the error offset is past the end of the prefix";
+        }
+        if (why) {
+            if (r.rc == PCQ_OK)
+                note(&ns, "%zu bytes: %s", n, why);
+            else
+                note(&ns, "%zu bytes: %s: %s (err.code %s) at 0x%zx", n, why, st(r.rc),
+                     st(r.err.code), r.err.offset);
+            continue;
         }
 #ifndef PCQ_NO_ENCODER
-        if (!why) {
+        {
             size_t out_len = 0;
             pcq_error err2;
             uint8_t dummy[1];
             int rc2 = pcq_reencode(v->kind, p, n, dummy, 0, &out_len, &err2);
             if ((r.rc != PCQ_OK && (rc2 != r.rc || err2.offset != r.err.offset)) ||
-                (r.rc == PCQ_OK && rc2 != PCQ_ERR_BUFFER_TOO_SMALL && rc2 != PCQ_OK)) {
-                snprintf(detail, sizeof detail, "pcq_reencode gives %s at 0x%zx where "
-                         "pcq_validate gives", st(rc2), err2.offset);
-                why = detail;
-            }
+                (r.rc == PCQ_OK && rc2 != PCQ_ERR_BUFFER_TOO_SMALL && rc2 != PCQ_OK))
+                note(&ns, "%zu bytes: pcq_reencode gives %s at 0x%zx, pcq_validate %s at 0x%zx",
+                     n, st(rc2), err2.offset, st(r.rc), r.err.offset);
         }
 #endif
-        if (why && ++bad <= MAX_SHOWN / 2) {
-            if (r.rc == PCQ_OK)
-                printf("    %s: prefix of %zu bytes: %s\n", v->path, n, why);
-            else
-                printf("    %s: prefix of %zu bytes: %s: %s at 0x%zx (%s)\n", v->path, n, why,
-                       st(r.rc), r.err.offset, r.err.what ? r.err.what : "no `what`");
-        }
     }
-    if (bad)
-        VFAIL(v, "prefixes", "%zu of %zu proper prefixes misbehave (the first listed above)", bad,
-              v->len);
+    if (ns.n)
+        VFAIL(v, "prefixes", "%lu of %zu proper prefixes misbehave%s: %s", ns.n, v->len,
+              v->prefix_ok || v->has_err ? "" : " (is the vector `#! prefix-ok`?)",
+              notes_text(&ns));
     else
         tl_pass();
 }
@@ -815,7 +839,8 @@ static size_t first_difference(const uint8_t *a, const uint8_t *b, size_t n)
 static void check_canonical(const vector *v)
 {
     const uint8_t canary = 0xA5;
-    size_t slack = 64, cap, out_len = 0, bad = 0;
+    size_t slack = 64, cap, out_len = 0;
+    notes ns;
     uint8_t *dst = (uint8_t *)malloc(v->len + slack);
     pcq_error err;
     int rc;
@@ -843,6 +868,7 @@ static void check_canonical(const vector *v)
             tl_pass();
     }
 
+    memset(&ns, 0, sizeof ns);
     for (cap = 0; cap < v->len; cap++) {
         size_t i;
         const char *why = NULL;
@@ -857,13 +883,13 @@ static void check_canonical(const vector *v)
         for (i = cap; !why && i < v->len + slack; i++)
             if (dst[i] != canary)
                 why = "wrote at or past cap";
-        if (why && ++bad <= MAX_SHOWN / 2)
-            printf("    %s: reencode with cap %zu: %s: got %s, size needed %zu (expected %zu)\n",
-                   v->path, cap, why, st(rc), out_len, v->len);
+        if (why)
+            note(&ns, "cap %zu: %s: got %s, size needed %zu (expected %zu)", cap, why, st(rc),
+                 out_len, v->len);
     }
-    if (bad)
-        VFAIL(v, "reencode caps", "%zu of %zu too-small caps misbehave (the first listed above)",
-              bad, v->len);
+    if (ns.n)
+        VFAIL(v, "reencode caps", "%lu of %zu too-small caps misbehave: %s", ns.n, v->len,
+              notes_text(&ns));
     else
         tl_pass();
 
