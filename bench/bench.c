@@ -572,22 +572,26 @@ static double gbps(size_t bytes, double s) { return s > 0 ? (double)bytes / s * 
 
 static void print_machine(FILE *f, const char *pre)
 {
-    char model[128] = "unknown", line[256];
+    char model[128] = "unknown", line[4096];
     FILE *ci = fopen("/proc/cpuinfo", "r");
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
     char l1[32] = "?", l2[32] = "?", l3[32] = "?";
     int i;
+    char family[16] = "?", cmodel[16] = "?", mhz[16] = "?";
+    int virt = 0;
     if (ci) {
-        while (fgets(line, sizeof line, ci))
-            if (!strncmp(line, "model name", 10)) {
-                char *p = strchr(line, ':');
-                if (p) {
-                    p += 1 + (p[1] == ' ');
-                    p[strcspn(p, "\n")] = 0;
-                    snprintf(model, sizeof model, "%s", p);
-                }
-                break;
-            }
+        /* the first processor's block: model name, family, model, MHz, flags */
+        while (fgets(line, sizeof line, ci) && line[0] != '\n') {
+            char *p = strchr(line, ':');
+            if (!p) continue;
+            p += 1 + (p[1] == ' ');
+            p[strcspn(p, "\n")] = 0;
+            if (!strncmp(line, "model name", 10)) snprintf(model, sizeof model, "%s", p);
+            else if (!strncmp(line, "cpu family", 10)) snprintf(family, sizeof family, "%s", p);
+            else if (!strncmp(line, "model\t", 6)) snprintf(cmodel, sizeof cmodel, "%s", p);
+            else if (!strncmp(line, "cpu MHz", 7)) snprintf(mhz, sizeof mhz, "%.0f", atof(p));
+            else if (!strncmp(line, "flags", 5)) virt = strstr(p, "hypervisor") != NULL;
+        }
         fclose(ci);
     }
     for (i = 0; i < 8; i++) {
@@ -612,8 +616,8 @@ static void print_machine(FILE *f, const char *pre)
         if (lvl[0] == '2') snprintf(l2, sizeof l2, "%s", sz);
         if (lvl[0] == '3') snprintf(l3, sizeof l3, "%s", sz);
     }
-    fprintf(f, "%smachine: %s, %ld CPUs online, L1d %s, L2 %s, L3 %s\n", pre, model, ncpu, l1, l2,
-            l3);
+    fprintf(f, "%smachine: %s (family %s model %s, %s MHz%s), %ld CPUs online, L1d %s, L2 %s, L3 %s\n",
+            pre, model, family, cmodel, mhz, virt ? ", virtual machine" : "", ncpu, l1, l2, l3);
     fprintf(f, "%sbuild: %s %s; pcq %s\n", pre,
 #ifdef __clang__
             "clang " __clang_version__,
