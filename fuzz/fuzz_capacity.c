@@ -1,0 +1,292 @@
+/*
+ * fuzz_capacity.c - the encoders with too little room.
+ *
+ * Byte 0 selects, byte 1 picks one more capacity to try (need * byte / 256),
+ * the rest is the input. Three modes:
+ *   bit 7 clear, bit 6 clear: pcq_reencode of a buffer of the kind in the low
+ *     4 bits (only decodable buffers go on);
+ *   bit 7 set: the writer API driven by fz_write_script (a valid sequence);
+ *   bit 6 set (bit 7 clear): "chaos", any sequence of writer calls with any
+ *     arguments, NULL pointers and bad states included.
+ * With N the size a sizing pass (dst == NULL) reports:
+ *   - cap = N - 1, the picked cap and cap = 0 give PCQ_ERR_BUFFER_TOO_SMALL
+ *     with N as the size needed, and nothing is written at or past cap (the
+ *     buffer is exactly cap bytes for ASan, and a canary follows a copy);
+ *   - cap = N and cap = N + 16 succeed with the same bytes, nothing past N;
+ * and in chaos mode: errors are sticky (after the first, every call returns it
+ * and produces nothing, and finish returns it), and the same calls give the
+ * same status whatever the buffer.
+ */
+#include "fuzz_util.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+#define CANARY 16
+#define CANARY_BYTE 0xCD
+
+/* What one run into (dst, cap) produced. */
+typedef struct out {
+    int rc;
+    size_t len;
+} out;
+
+typedef out (*producer)(const void *ctx, void *dst, size_t cap);
+
+/* ---- pcq_reencode ---- */
+typedef struct re_ctx {
+    pcq_kind kind;
+    const uint8_t *buf;
+    size_t len;
+} re_ctx;
+
+static out run_reencode(const void *ctx, void *dst, size_t cap)
+{
+    const re_ctx *c = (const re_ctx *)ctx;
+    pcq_error e;
+    out o;
+    o.len = 777;
+    o.rc = pcq_reencode(c->kind, c->buf, c->len, dst, cap, &o.len, &e);
+    FZ_CHECK(e.code == o.rc, "pcq_reencode returns %s, err.code %s", pcq_status_name(o.rc),
+             pcq_status_name(e.code));
+    if (o.rc == PCQ_ERR_BUFFER_TOO_SMALL)
+        FZ_CHECK(e.offset == 0 && e.what != NULL, "too small: err at %zu (%s)", e.offset,
+                 e.what ? e.what : "NULL");
+    return o;
+}
+
+/* ---- the writer, from a script ---- */
+typedef struct sc_ctx {
+    const uint8_t *p;
+    size_t n;
+} sc_ctx;
+
+static out run_script(const void *ctx, void *dst, size_t cap)
+{
+    const sc_ctx *c = (const sc_ctx *)ctx;
+    fz_src s;
+    out o;
+    s.p = c->p;
+    s.len = c->n;
+    s.pos = 0;
+    fz_write_script(&s, dst, cap, &o.rc, &o.len, NULL);
+    return o;
+}
+
+/* ---- chaos: any writer calls ---- */
+static size_t chaos_text(fz_src *s, uint8_t *t, size_t cap)
+{
+    size_t n = fz_u8(s) % (cap + 1), i;
+    for (i = 0; i < n; i++) t[i] = fz_u8(s);   /* odd lengths and NULs too */
+    return n;
+}
+
+static out run_chaos(const void *ctx, void *dst, size_t cap)
+{
+    const sc_ctx *c = (const sc_ctx *)ctx;
+    fz_src s;
+    pcq_writer w;
+    int first = PCQ_OK, ops = 0;
+    out o;
+    s.p = c->p;
+    s.len = c->n;
+    s.pos = 0;
+    pcq_writer_init(&w, dst, cap);
+    while (s.pos < s.len && ops++ < 48) {
+        uint8_t op = fz_u8(&s), t[16], name[12];
+        uint32_t ids[8], n;
+        size_t before = w.len, nb, i;
+        int rc = PCQ_OK, null = (op & 0x80) != 0;
+        pcq_counterset_reg set;
+        pcq_counter_reg creg;
+        pcq_guid g;
+        pcq_identifier id;
+        pcq_string_entry ent[4];
+        pcq_data h;
+        memset(&set, 0, sizeof set);
+        memset(&creg, 0, sizeof creg);
+        memset(&g, 0, sizeof g);
+        memset(&id, 0, sizeof id);
+        memset(ent, 0, sizeof ent);
+        memset(&h, 0, sizeof h);
+        switch (op % 17) {
+        case 0:
+            set.num_counters = fz_u32(&s);
+            rc = pcq_put_counterset_reg(&w, null ? NULL : &set);
+            break;
+        case 1:
+            creg.default_scale = (int32_t)fz_u32(&s);
+            rc = pcq_put_counter_reg(&w, null ? NULL : &creg);
+            break;
+        case 2:
+            nb = chaos_text(&s, t, sizeof t);
+            rc = pcq_put_string(&w, null ? NULL : t, nb);
+            break;
+        case 3:
+            rc = pcq_put_guid(&w, null ? NULL : &g);
+            break;
+        case 4:
+            nb = chaos_text(&s, t, sizeof t);
+            rc = pcq_put_instance(&w, fz_u32(&s), null ? NULL : t, nb);
+            break;
+        case 5:
+            id.name.len = chaos_text(&s, t, sizeof t);
+            id.name.ptr = t;
+            if (fz_u8(&s) & 1) id.name.ptr = NULL;
+            rc = pcq_put_identifier(&w, null ? NULL : &id);
+            break;
+        case 6:
+            n = fz_u8(&s) % 5;
+            for (i = 0; i < n; i++) {
+                ent[i].present = fz_u8(&s) & 1;
+                ent[i].text.len = chaos_text(&s, name, sizeof name);
+                ent[i].text.ptr = name;
+            }
+            rc = pcq_put_strings(&w, null ? NULL : ent, n, (pcq_str_convention)(fz_u8(&s) % 4));
+            break;
+        case 7:
+            rc = pcq_begin_data(&w, null ? NULL : &h);
+            break;
+        case 8:
+            rc = pcq_put_error_block(&w, fz_u32(&s));
+            break;
+        case 9:
+            n = fz_u8(&s) % 9;
+            for (i = 0; i < n; i++) ids[i] = fz_u32(&s);
+            rc = pcq_begin_block(&w, fz_u8(&s) % 8, 0, null ? NULL : ids, n);
+            break;
+        case 10:
+            nb = chaos_text(&s, t, sizeof t);
+            rc = pcq_put_data_instance(&w, 0, null ? NULL : t, nb);
+            break;
+        case 11:
+            nb = chaos_text(&s, t, sizeof t);
+            rc = pcq_put_value(&w, null ? NULL : t, (uint32_t)nb);
+            break;
+        case 12:
+            rc = pcq_put_value_u32(&w, fz_u32(&s));
+            break;
+        case 13:
+            rc = pcq_put_value_u64(&w, fz_u64(&s));
+            break;
+        case 14:
+            rc = pcq_end_block(&w);
+            break;
+        case 15:
+            rc = pcq_end_data(&w);
+            break;
+        default:
+            /* A huge value: the size arithmetic must not wrap. */
+            rc = pcq_put_value(&w, null ? NULL : t, 0xFFFFFFF0u);
+            break;
+        }
+        if (first != PCQ_OK) {
+            FZ_CHECK(rc == first, "after %s, op %u returned %s", pcq_status_name(first), op % 17,
+                     pcq_status_name(rc));
+            FZ_CHECK(w.len == before, "after %s, op %u produced %zu bytes", pcq_status_name(first),
+                     op % 17, w.len - before);
+        } else if (rc != PCQ_OK) {
+            FZ_CHECK(rc < 0 && rc != PCQ_ERR_BUFFER_TOO_SMALL,
+                     "writer op %u returned %s (%d)", op % 17, pcq_status_name(rc), rc);
+            first = rc;
+        }
+        FZ_CHECK(w.err == first, "w.err %d, first error %d", w.err, first);
+    }
+    o.len = 999;
+    o.rc = pcq_writer_finish(&w, &o.len);
+    if (first != PCQ_OK)
+        FZ_CHECK(o.rc == first && o.len == 0, "finish after %s returns %s, len %zu",
+                 pcq_status_name(first), pcq_status_name(o.rc), o.len);
+    return o;
+}
+
+/* Runs f into exactly cap bytes on the heap (ASan) and into a copy followed
+ * by a canary (for builds without ASan); both must agree and keep the canary. */
+static out run_cap(producer f, const void *ctx, size_t cap, uint8_t *copy_out)
+{
+    uint8_t *exact = (uint8_t *)malloc(cap ? cap : 1), *guarded = (uint8_t *)malloc(cap + CANARY);
+    out a, b;
+    size_t i;
+    FZ_CHECK(exact && guarded, "out of memory");
+    memset(guarded, CANARY_BYTE, cap + CANARY);
+    a = f(ctx, exact, cap);
+    b = f(ctx, guarded, cap);
+    FZ_CHECK(a.rc == b.rc && a.len == b.len, "the same calls give %s/%zu and %s/%zu",
+             pcq_status_name(a.rc), a.len, pcq_status_name(b.rc), b.len);
+    for (i = 0; i < CANARY; i++)
+        FZ_CHECK(guarded[cap + i] == CANARY_BYTE, "a byte written at cap + %zu (cap %zu)", i, cap);
+    if (a.rc == PCQ_OK)
+        FZ_CHECK(memcmp(exact, guarded, a.len) == 0, "the same calls wrote different bytes");
+    if (copy_out && a.rc == PCQ_OK) memcpy(copy_out, exact, a.len);
+    free(exact);
+    free(guarded);
+    return a;
+}
+
+static void check_caps(producer f, const void *ctx, uint8_t cut, int must_succeed)
+{
+    out sz = f(ctx, NULL, 0), r;
+    uint8_t *full, *big;
+    size_t caps[3], i;
+    if (sz.rc != PCQ_OK) {
+        FZ_CHECK(!must_succeed, "sizing pass of a valid sequence: %s", pcq_status_name(sz.rc));
+        FZ_CHECK(sz.rc != PCQ_ERR_BUFFER_TOO_SMALL, "sizing pass says the buffer is too small");
+        /* A failing sequence fails the same way into a real buffer. */
+        r = run_cap(f, ctx, 64, NULL);
+        FZ_CHECK(r.rc == sz.rc, "sizing pass says %s, a 64-byte buffer %s", pcq_status_name(sz.rc),
+                 pcq_status_name(r.rc));
+        return;
+    }
+    full = (uint8_t *)malloc(sz.len + CANARY + 1);
+    big = (uint8_t *)malloc(sz.len + CANARY + 1);
+    FZ_CHECK(full && big, "out of memory");
+    r = run_cap(f, ctx, sz.len, full);
+    FZ_CHECK(r.rc == PCQ_OK && r.len == sz.len, "into the %zu bytes asked for: %s, %zu", sz.len,
+             pcq_status_name(r.rc), r.len);
+    r = run_cap(f, ctx, sz.len + CANARY, big);
+    FZ_CHECK(r.rc == PCQ_OK && r.len == sz.len && memcmp(full, big, sz.len) == 0,
+             "into %zu bytes: %s, %zu, or different bytes", sz.len + CANARY,
+             pcq_status_name(r.rc), r.len);
+    if (sz.len > 0) {
+        caps[0] = sz.len - 1;
+        caps[1] = (size_t)((uint64_t)sz.len * cut / 256);
+        caps[2] = 0;
+        for (i = 0; i < 3; i++) {
+            r = run_cap(f, ctx, caps[i], NULL);
+            FZ_CHECK(r.rc == PCQ_ERR_BUFFER_TOO_SMALL && r.len == sz.len,
+                     "cap %zu of %zu needed: %s, size %zu", caps[i], sz.len,
+                     pcq_status_name(r.rc), r.len);
+        }
+    }
+    free(full);
+    free(big);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    uint8_t sel, cut;
+    if (size < 2) return 0;
+    sel = data[0];
+    cut = data[1];
+    if (sel & 0x80) {
+        sc_ctx c;
+        c.p = data + 2;
+        c.n = size - 2;
+        check_caps(run_script, &c, cut, 1);
+    } else if (sel & 0x40) {
+        sc_ctx c;
+        c.p = data + 2;
+        c.n = size - 2;
+        check_caps(run_chaos, &c, cut, 0);
+    } else {
+        re_ctx c;
+        c.kind = fz_kind_of(sel);
+        c.buf = data + 2;
+        c.len = size - 2;
+        if (pcq_validate(c.kind, c.buf, c.len, NULL, NULL) != PCQ_OK) return 0;
+        check_caps(run_reencode, &c, cut, 1);
+    }
+    return 0;
+}
