@@ -25,7 +25,7 @@ LDLIBS  += -lm
 # The warning set of docs (ANCHORS): clean on gcc and clang, fatal for the library.
 WARN     := -std=c99 -Wall -Wextra -Wpedantic -Wshadow -Wcast-qual -Wcast-align \
             -Wstrict-prototypes -Wundef -Wconversion
-CXXWARN  := -std=c++11 -Wall -Wextra -Wpedantic -Wshadow -Wcast-qual -Wcast-align -Wundef
+CXXWARN  := -std=c++11 -Wall -Wextra -Wpedantic -Wshadow -Wcast-qual -Wcast-align -Wundef -Wconversion
 SANFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 
 # A check build sets VARIANT (e.g. gcc-asan) and SAN=1 for the sanitizers.
