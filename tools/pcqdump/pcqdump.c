@@ -43,7 +43,7 @@ typedef struct args {
 
 static const char usage_text[] =
     "usage: pcqdump --kind KIND [--json] [--strict] [--hex] FILE|-\n"
-    "       pcqdump --cook ...        (counter values; handled by cook.c)\n"
+    "       pcqdump --cook --info INFO OLD NEW ...   (counter values: pcqdump --cook --help)\n"
     "       pcqdump --help | --version\n"
     "\n"
     "Decodes one [MS-PCQ] (PerflibV2) data buffer, lpData, and prints it as a\n"
@@ -709,18 +709,39 @@ static int tree_block(const tree *t, const pcq_data *d, const pcq_block *b, long
     }
 }
 
+/* PerfTime100NSec counts 100 ns since 1601-01-01 UTC (a FILETIME): show the
+ * date it names, so that it can be checked against SystemTime at a glance.
+ * Days to a civil date after H. Hinnant's civil_from_days, counted from
+ * 0000-03-01, which keeps every quantity non-negative. */
+static void filetime_text(uint64_t ft, char out[80])
+{
+    uint64_t secs = ft / 10000000u, z = secs / 86400u + 584694u;   /* 1601-01-01 */
+    uint64_t era = z / 146097u, doe = z - era * 146097u;
+    uint64_t yoe = (doe - doe / 1460u + doe / 36524u - doe / 146096u) / 365u;
+    uint64_t doy = doe - (365u * yoe + yoe / 4u - yoe / 100u), mp = (5u * doy + 2u) / 153u;
+    uint64_t day = doy - (153u * mp + 2u) / 5u + 1u, month = mp < 10u ? mp + 3u : mp - 9u;
+    uint64_t year = yoe + era * 400u + (month <= 2u), rem = secs % 86400u;
+
+    snprintf(out, 80, "%04" PRIu64 "-%02" PRIu64 "-%02" PRIu64 " %02" PRIu64 ":%02" PRIu64
+             ":%02" PRIu64 ".%07" PRIu64 " UTC", year, month, day, rem / 3600u,
+             rem / 60u % 60u, rem % 60u, ft % 10000000u);
+}
+
 static void tree_data_header(const tree *t, const pcq_data *d)
 {
     static const char *const days[7] = {
         "Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday",
     };
     const pcq_systemtime *s = &d->system_time;
+    char when[80];
 
     f_title(t, 0, 0, "_PERF_DATA_HEADER", -1);
     f_u(t, 0, 1, "dwTotalSize", d->total_size);
     f_u(t, 4, 1, "dwNumCounter", d->num_counters);
     f_u(t, 8, 1, "PerfTimeStamp", d->perf_time_stamp);
-    f_u(t, 16, 1, "PerfTime100NSec", d->perf_time_100nsec);
+    filetime_text(d->perf_time_100nsec, when);
+    lead(t, 16, 1);
+    fprintf(t->out, "PerfTime100NSec: %" PRIu64 " (%s)\n", d->perf_time_100nsec, when);
     f_u(t, 24, 1, "PerfFreq", d->perf_freq);
     lead(t, 32, 1);
     fprintf(t->out, "SystemTime: %04u-%02u-%02u %02u:%02u:%02u.%03u (%s)\n", s->year, s->month,
