@@ -4,6 +4,7 @@
 #                         then instructions per input byte under callgrind when valgrind is there
 #   make bench-callgrind  the full callgrind table (every operation, every shape)
 #   make bench-clean
+#   make bench-smoke      the check step below (also run by make check)
 #
 # -gdwarf-4: valgrind 3.19 cannot read the DWARF 5 that clang 14 emits by default.
 # Knobs (all ?=): BENCH_CC, BENCH_CFLAGS, BENCH_ARGS (e.g. --reps 9, --sizes 1MiB),
@@ -44,4 +45,23 @@ bench-clean:
 	rm -f $(BENCH_BIN)
 
 .PHONY: bench bench-callgrind bench-clean
+
+# make check runs a smoke test of the bench (4 KiB buffers, one batch each, about a
+# second): it builds, every buffer decodes and walks to the sum it was built with,
+# cook equals the hand formula, and no heap call happens. Figures are not judged.
+CHECK_EXTRA += bench-smoke
+BENCH_SMOKE_LOG := $(dir $(BENCH_BIN))smoke.txt
+RESULTS ?= build/check-results.txt
+bench-smoke:
+	@mkdir -p $(dir $(BENCH_BIN)); \
+	if $(MAKE) --no-print-directory $(BENCH_BIN) > $(BENCH_SMOKE_LOG) 2>&1 && \
+	   $(BENCH_BIN) --sizes 4KiB --reps 1 --batch-ms 1 >> $(BENCH_SMOKE_LOG) 2>&1; then \
+	  echo "bench (smoke): 1 passed, 0 failed" >> $(RESULTS); \
+	else \
+	  tail -n 15 $(BENCH_SMOKE_LOG); \
+	  echo "bench (smoke, see $(BENCH_SMOKE_LOG)): 0 passed, 1 failed" >> $(RESULTS); \
+	fi
+
+.PHONY: bench-smoke
+
 .DEFAULT_GOAL := $(BENCH_SAVED_GOAL)
