@@ -351,7 +351,19 @@ static int load_vector(vector *v)
     cap = tlen / 2 + 1;
     v->bytes = (uint8_t *)malloc(cap);
     if (!v->bytes || pcq_hex_parse(text, tlen, v->bytes, cap, &v->len) != 0) {
-        VFAIL(v, "load", "pcq_hex_parse rejects the file (odd digit count or a bad character)");
+        size_t where = 0, i, line = 1, col = 1, ignored;
+        int why = pcq_hex_parse_ex(text, tlen, NULL, 0, &ignored, &where);
+        for (i = 0; i < where && i < tlen; i++) {
+            col++;
+            if (text[i] == '\n') {
+                line++;
+                col = 1;
+            }
+        }
+        VFAIL(v, "load", "pcq_hex_parse rejects the file at line %zu, column %zu: %s", line, col,
+              why == PCQ_HEX_ODD ? "a run of hex digits of odd length"
+              : why == PCQ_HEX_BAD_CHAR ? "not a hex digit, whitespace or comment"
+              : "cannot parse");
         free(text);
         return -1;
     }
