@@ -902,13 +902,14 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--size") && v) cg_size = argv[++i];
         else if (!strcmp(a, "--passes") && v) passes = atol(argv[++i]);
         else {
-            fprintf(stderr,
+            int help = !strcmp(a, "--help") || !strcmp(a, "-h");
+            fprintf(help ? stdout : stderr,
                     "usage: pcq_bench [--reps N] [--big-reps N] [--batch-ms MS] [--max-op-s S] [--cook-budget S]\n"
                     "                 [--sizes native,4KiB,1MiB,256MiB]\n"
                     "                 [--shapes procinfo,process,multi] [--markdown]\n"
                     "       pcq_bench --cg walk|validate|iterate|encode|memcpy|sum|cook|hand\n"
                     "                 [--shape S] [--size Z] [--passes N]\n");
-            return 2;
+            return help ? 0 : 2;
         }
     }
     if (reps < 1) reps = 1;
