@@ -1,0 +1,221 @@
+# mk/hardening.mk - fuzzing, sanitizer replay, the coverage gate and the
+# portability runs. Included by the Makefile (include mk/*.mk); it also works
+# alone: make -f mk/hardening.mk <target>. Keeps the default goal.
+#
+#   make fuzz            the libFuzzer targets fuzz/fuzz_*.c into fuzz/bin/
+#                        (clang, -fsanitize=fuzzer,address,undefined)
+#   make fuzz-replay     each target's standalone replay main, built with $(CC)
+#                        and ASan + UBSan, over fuzz/corpus/<t>/ and fuzz/crashers/<t>/
+#   make fuzz-run        each target for FUZZ_SECONDS (default 60) seconds, one at
+#                        a time; new inputs go to build/hardening/corpus/<t>/,
+#                        crashes to build/hardening/artifacts/
+#   make fuzz-merge      minimise what fuzz-run found into fuzz/corpus/<t>/
+#   make coverage        clang source-based coverage of the tests + the corpus
+#                        replay; prints line and branch coverage
+#   make coverage-gate   coverage, then fails under COV_MIN_LINES (100) % lines
+#                        or COV_MIN_BRANCHES (95) % branches of COV_GATE_FILES
+#   make check-m32       the tests and the corpus replay as a 32-bit build
+#   make check-s390x     the same on big-endian s390x (cross gcc + qemu-user)
+#   make check-cxx-tests the library compiled as C++, linked with the C tests
+#   make check-valgrind  the tests and the corpus replay under valgrind
+#   make hardening-clean
+# ci/portability.sh installs what the last four need and runs them.
+# Each check-* and fuzz-replay prints `<name>: N passed, N failed` and appends
+# that line to $(RESULTS) when the Makefile defines it (see CHECK_EXTRA there).
+
+# ---- what to build (defaults for a standalone run) --------------------------
+PCQ_LIB_SRCS          ?= pcq_codec.c $(wildcard pcq_writer.c pcq_calc.c)
+PCQ_TEST_SRCS         ?= $(wildcard test/test_*.c)
+PCQ_TEST_SUPPORT_SRCS ?= $(filter-out $(PCQ_TEST_SRCS),$(wildcard test/*.c)) \
+                         $(filter-out tools/pcqdump/pcqdump.c,$(wildcard tools/pcqdump/*.c))
+PCQ_INCLUDES          ?= -I. -Itools/pcqdump -Itest -Ifuzz
+PCQ_HARDEN_WARN       ?= -std=c99 -Wall -Wextra -Wpedantic -Wshadow -Wcast-qual -Wcast-align \
+                         -Wstrict-prototypes -Wundef -Wconversion
+PCQ_HARDEN_CXXWARN    ?= -std=c++11 -Wall -Wextra -Wpedantic -Wshadow -Wcast-qual -Wcast-align \
+                         -Wundef -Wconversion
+PCQ_HARDEN_HDRS       := pcq_codec.h fuzz/fuzz_util.h $(wildcard test/*.h tools/pcqdump/*.h)
+
+FUZZ_TARGETS  ?= $(patsubst fuzz/fuzz_%.c,%,$(filter-out fuzz/fuzz_util.c,$(wildcard fuzz/fuzz_*.c)))
+FUZZ_CC       ?= clang
+FUZZ_CFLAGS   ?= -g -O1 -fno-omit-frame-pointer
+FUZZ_SAN      ?= -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
+FUZZ_SECONDS  ?= 60
+FUZZ_MAX_LEN  ?= 4096
+FUZZ_FLAGS    ?= -timeout=10 -rss_limit_mb=2048 -print_final_stats=1
+FUZZ_BIN      ?= fuzz/bin
+HARDEN_OUT    ?= build/hardening
+FUZZ_RESULTS  ?= $(RESULTS)
+
+REPLAY_CC     ?= $(CC)
+REPLAY_FLAGS  ?= -g -O1 -fno-omit-frame-pointer -fsanitize=address,undefined \
+                 -fno-sanitize-recover=all
+
+COV_CC        ?= clang
+COV_FLAGS     ?= -g -O0 -fprofile-instr-generate -fcoverage-mapping
+COV_GATE_FILES ?= pcq_codec.c pcq_calc.c
+COV_MIN_LINES ?= 100
+COV_MIN_BRANCHES ?= 95
+LLVM_PROFDATA ?= $(firstword $(shell command -v llvm-profdata 2>/dev/null) \
+                  $(wildcard /usr/lib/llvm-*/bin/llvm-profdata) llvm-profdata)
+LLVM_COV      ?= $(firstword $(shell command -v llvm-cov 2>/dev/null) \
+                  $(wildcard /usr/lib/llvm-*/bin/llvm-cov) llvm-cov)
+
+M32_CC        ?= $(CC)
+S390X_CC      ?= s390x-linux-gnu-gcc
+QEMU_S390X    ?= $(firstword $(shell command -v qemu-s390x-static qemu-s390x 2>/dev/null) \
+                  qemu-s390x-static)
+HARDEN_CXX    ?= $(if $(CXX),$(CXX),c++)
+VALGRIND      ?= valgrind
+VALGRIND_FLAGS ?= -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect
+
+ifeq ($(V),1)
+HQ   :=
+HSAY := @true
+else
+HQ   := @
+HSAY := @printf '  %-12s %s\n'
+endif
+
+# ---- one build variant: library objects, other objects, tests, replays -----
+# $(call pcq_harden_variant,NAME,CC,CFLAGS,LIB-COMPILE-COMMAND,LINKER)
+# LIB-COMPILE-COMMAND compiles $< to $@ (so C++ or -Werror can differ).
+define pcq_harden_variant
+HV_$(1) := $(HARDEN_OUT)/$(1)
+HV_$(1)_LIB := $$(PCQ_LIB_SRCS:%.c=$(HARDEN_OUT)/$(1)/lib/%.o)
+HV_$(1)_SUP := $$(PCQ_TEST_SUPPORT_SRCS:%.c=$(HARDEN_OUT)/$(1)/obj/%.o)
+HV_$(1)_TESTS := $$(PCQ_TEST_SRCS:test/%.c=$(HARDEN_OUT)/$(1)/%)
+HV_$(1)_REPLAYS := $$(FUZZ_TARGETS:%=$(HARDEN_OUT)/$(1)/fuzz_%)
+
+$(HARDEN_OUT)/$(1)/lib/%.o: %.c $(PCQ_HARDEN_HDRS)
+	@mkdir -p $$(@D)
+	$$(HSAY) "CC [$(1)]" $$<
+	$(HQ)$(4)
+
+$(HARDEN_OUT)/$(1)/obj/%.o: %.c $(PCQ_HARDEN_HDRS)
+	@mkdir -p $$(@D)
+	$$(HSAY) "CC [$(1)]" $$<
+	$(HQ)$(2) $(3) $(PCQ_INCLUDES) -c $$< -o $$@
+
+$(HARDEN_OUT)/$(1)/test_%: $(HARDEN_OUT)/$(1)/obj/test/test_%.o $$(HV_$(1)_SUP) $$(HV_$(1)_LIB)
+	$$(HSAY) "LD [$(1)]" $$@
+	$(HQ)$(5) $(3) $$^ -lm -o $$@
+
+$(HARDEN_OUT)/$(1)/fuzz_%: $(HARDEN_OUT)/$(1)/obj/fuzz/fuzz_%.o \
+    $(HARDEN_OUT)/$(1)/obj/fuzz/fuzz_util.o $(HARDEN_OUT)/$(1)/obj/fuzz/replay_main.o \
+    $$(HV_$(1)_LIB)
+	$$(HSAY) "LD [$(1)]" $$@
+	$(HQ)$(5) $(3) $$^ -lm -o $$@
+
+# Objects are kept between runs (make would delete them as intermediates).
+.SECONDARY: $$(HV_$(1)_LIB) $$(HV_$(1)_SUP) \
+    $$(PCQ_TEST_SRCS:%.c=$(HARDEN_OUT)/$(1)/obj/%.o) \
+    $$(patsubst %,$(HARDEN_OUT)/$(1)/obj/fuzz/fuzz_%.o,$$(FUZZ_TARGETS) util) \
+    $(HARDEN_OUT)/$(1)/obj/fuzz/replay_main.o
+endef
+
+# replay: $(CC) with ASan + UBSan (gcc in make check; clang's libFuzzer build is `fuzz`)
+$(eval $(call pcq_harden_variant,replay,$(REPLAY_CC),$(REPLAY_FLAGS),\
+  $(REPLAY_CC) $(REPLAY_FLAGS) -c $$< -o $$@,$(REPLAY_CC)))
+# cov: clang source-based coverage
+$(eval $(call pcq_harden_variant,cov,$(COV_CC),$(COV_FLAGS),\
+  $(COV_CC) $(COV_FLAGS) -c $$< -o $$@,$(COV_CC)))
+# m32: 32-bit size_t and pointers; the library with the project's warnings, fatal
+$(eval $(call pcq_harden_variant,m32,$(M32_CC),-m32 -g -O1,\
+  $(M32_CC) -m32 -g -O1 $(PCQ_HARDEN_WARN) -Werror -c $$< -o $$@,$(M32_CC)))
+# s390x: big-endian, static so qemu-user needs no sysroot
+$(eval $(call pcq_harden_variant,s390x,$(S390X_CC),-g -O1 -static,\
+  $(S390X_CC) -g -O1 $(PCQ_HARDEN_WARN) -Werror -c $$< -o $$@,$(S390X_CC)))
+# cxx: the library compiled as C++, everything else as C, linked by the C++ compiler
+$(eval $(call pcq_harden_variant,cxx,$(CC),-g -O1,\
+  $(HARDEN_CXX) -x c++ $(PCQ_HARDEN_CXXWARN) -Werror -g -O1 -c $$< -o $$@,$(HARDEN_CXX)))
+# vg: plain build for valgrind
+$(eval $(call pcq_harden_variant,vg,$(CC),-g -O1,\
+  $(CC) -g -O1 $(PCQ_HARDEN_WARN) -Werror -c $$< -o $$@,$(CC)))
+
+HARDEN_SUITE := sh ci/run-suite.sh
+
+.PHONY: fuzz fuzz-replay fuzz-run fuzz-merge coverage coverage-gate check-m32 check-s390x \
+        check-cxx-tests check-valgrind hardening-clean
+
+# ---- libFuzzer ---------------------------------------------------------------
+FUZZ_COMMON := fuzz/fuzz_util.c $(PCQ_LIB_SRCS)
+FUZZ_EXES   := $(FUZZ_TARGETS:%=$(FUZZ_BIN)/fuzz_%)
+
+$(FUZZ_BIN)/fuzz_%: fuzz/fuzz_%.c $(FUZZ_COMMON) $(PCQ_HARDEN_HDRS)
+	@mkdir -p $(@D)
+	$(HSAY) "FUZZ" $@
+	$(HQ)$(FUZZ_CC) $(FUZZ_CFLAGS) $(FUZZ_SAN) $(PCQ_INCLUDES) $< $(FUZZ_COMMON) -lm -o $@
+
+fuzz: $(FUZZ_EXES)
+
+fuzz-replay: $(HV_replay_REPLAYS)
+	@$(HARDEN_SUITE) fuzz-replay --results "$(FUZZ_RESULTS)" --replay $(HV_replay)
+
+# One target at a time (the machine is shared): FUZZ_SECONDS each.
+fuzz-run: $(FUZZ_EXES)
+	@mkdir -p $(HARDEN_OUT)/artifacts
+	@for t in $(FUZZ_TARGETS); do \
+	  mkdir -p $(HARDEN_OUT)/corpus/$$t; \
+	  echo "== fuzz-run: $$t for $(FUZZ_SECONDS) s"; \
+	  $(FUZZ_BIN)/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) -max_len=$(FUZZ_MAX_LEN) \
+	    -dict=fuzz/pcq.dict $(FUZZ_FLAGS) -artifact_prefix=$(HARDEN_OUT)/artifacts/$$t- \
+	    $(HARDEN_OUT)/corpus/$$t fuzz/corpus/$$t > $(HARDEN_OUT)/fuzz-$$t.log 2>&1; \
+	  rc=$$?; grep -E '^(#[0-9]+ +DONE|stat::number_of_executed_units|stat::peak_rss_mb)' \
+	    $(HARDEN_OUT)/fuzz-$$t.log | sed 's/^/  /'; \
+	  if [ $$rc != 0 ]; then \
+	    grep -E 'PROPERTY FAILED|ERROR: |SUMMARY: |runtime error|Test unit written' \
+	      $(HARDEN_OUT)/fuzz-$$t.log | head -n 20; \
+	    echo "fuzz-run: $$t FAILED (exit $$rc); log: $(HARDEN_OUT)/fuzz-$$t.log"; exit 1; \
+	  fi; \
+	done; echo "fuzz-run: $(words $(FUZZ_TARGETS)) targets, $(FUZZ_SECONDS) s each, no finding"
+
+# Adds to fuzz/corpus/<t>/ only the inputs that bring new coverage.
+fuzz-merge: $(FUZZ_EXES)
+	@for t in $(FUZZ_TARGETS); do \
+	  mkdir -p $(HARDEN_OUT)/corpus/$$t fuzz/corpus/$$t; \
+	  $(FUZZ_BIN)/fuzz_$$t -merge=1 -max_len=$(FUZZ_MAX_LEN) fuzz/corpus/$$t \
+	    $(HARDEN_OUT)/corpus/$$t 2>&1 | grep -E 'MERGE-OUTER: [0-9]+ new files' | sed "s/^/  $$t: /"; \
+	done
+
+# ---- coverage ------------------------------------------------------------------
+COV_PROF := $(HV_cov)/prof
+coverage: $(HV_cov_TESTS) $(HV_cov_REPLAYS)
+	@rm -rf $(COV_PROF) && mkdir -p $(COV_PROF)
+	@LLVM_PROFILE_FILE='$(COV_PROF)/%p-%m.profraw' $(HARDEN_SUITE) coverage-run \
+	  --quiet $(HV_cov_TESTS) --replay $(HV_cov) || true
+	@$(LLVM_PROFDATA) merge -sparse $(COV_PROF)/*.profraw -o $(HV_cov)/pcq.profdata
+	@$(LLVM_COV) report -instr-profile=$(HV_cov)/pcq.profdata \
+	  $(firstword $(HV_cov_TESTS) $(HV_cov_REPLAYS)) \
+	  $(addprefix -object ,$(wordlist 2,1000,$(HV_cov_TESTS) $(HV_cov_REPLAYS))) \
+	  $(PCQ_LIB_SRCS) > $(HV_cov)/report.txt
+	@$(LLVM_COV) show -instr-profile=$(HV_cov)/pcq.profdata -show-branches=count \
+	  -show-line-counts-or-regions $(firstword $(HV_cov_TESTS) $(HV_cov_REPLAYS)) \
+	  $(addprefix -object ,$(wordlist 2,1000,$(HV_cov_TESTS) $(HV_cov_REPLAYS))) \
+	  $(PCQ_LIB_SRCS) > $(HV_cov)/show.txt
+	@cat $(HV_cov)/report.txt
+	@sh ci/coverage-gate.sh --report-only $(HV_cov)/report.txt $(COV_GATE_FILES)
+	@echo "coverage: annotated sources in $(HV_cov)/show.txt (uncovered: ci/coverage-gate.sh --uncovered $(HV_cov)/show.txt)"
+
+coverage-gate: coverage
+	@COV_MIN_LINES=$(COV_MIN_LINES) COV_MIN_BRANCHES=$(COV_MIN_BRANCHES) \
+	  sh ci/coverage-gate.sh $(HV_cov)/report.txt $(COV_GATE_FILES)
+
+# ---- portability ---------------------------------------------------------------
+check-m32: $(HV_m32_TESTS) $(HV_m32_REPLAYS)
+	@$(HARDEN_SUITE) check-m32 --results "$(FUZZ_RESULTS)" $(HV_m32_TESTS) --replay $(HV_m32)
+
+check-s390x: $(HV_s390x_TESTS) $(HV_s390x_REPLAYS)
+	@command -v $(QEMU_S390X) >/dev/null 2>&1 || \
+	  { echo "check-s390x: $(QEMU_S390X) not found (bash ci/portability.sh installs it)"; exit 1; }
+	@$(HARDEN_SUITE) check-s390x --results "$(FUZZ_RESULTS)" --runner "$(QEMU_S390X)" \
+	  $(HV_s390x_TESTS) --replay $(HV_s390x)
+
+check-cxx-tests: $(HV_cxx_TESTS) $(HV_cxx_REPLAYS)
+	@$(HARDEN_SUITE) check-cxx-tests --results "$(FUZZ_RESULTS)" $(HV_cxx_TESTS) --replay $(HV_cxx)
+
+check-valgrind: $(HV_vg_TESTS) $(HV_vg_REPLAYS)
+	@$(HARDEN_SUITE) check-valgrind --results "$(FUZZ_RESULTS)" \
+	  --runner "$(VALGRIND) $(VALGRIND_FLAGS)" $(HV_vg_TESTS) --replay $(HV_vg)
+
+hardening-clean:
+	rm -rf $(HARDEN_OUT) $(FUZZ_BIN)
