@@ -15,6 +15,13 @@
 
 #include <string.h>
 
+/* C99 inline; C++ and older compilers get a plain static function. */
+#if defined(__cplusplus) || (defined(__STDC_VERSION__) && __STDC_VERSION__ >= 199901L)
+#define PCQ_INLINE inline
+#else
+#define PCQ_INLINE
+#endif
+
 unsigned pcq_version(void) { return PCQ_VERSION_NUMBER; }
 const char *pcq_version_string(void) { return PCQ_VERSION_STRING; }
 
@@ -22,17 +29,17 @@ const char *pcq_version_string(void) { return PCQ_VERSION_STRING; }
 /* Loads: byte-wise little-endian, so alignment and host order never matter. */
 /* The caller has already checked that the bytes exist.                     */
 /* ------------------------------------------------------------------------ */
-static uint16_t ld16(const uint8_t *p)
+static PCQ_INLINE uint16_t ld16(const uint8_t *p)
 {
     return (uint16_t)(p[0] | (unsigned)p[1] << 8);
 }
 
-static uint32_t ld32(const uint8_t *p)
+static PCQ_INLINE uint32_t ld32(const uint8_t *p)
 {
     return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
-static uint64_t ld64(const uint8_t *p)
+static PCQ_INLINE uint64_t ld64(const uint8_t *p)
 {
     return (uint64_t)ld32(p) | (uint64_t)ld32(p + 4) << 32;
 }
@@ -807,7 +814,7 @@ static int iter_fail(pcq_iter *it, int code, size_t offset, const char *what)
 /* Before each item: 1 if one should follow, 0 at a clean end, < 0 on error.
  * A counted container that runs dry before its count blames the count; one
  * with 8 or more bytes left after its count blames its size (validation.md). */
-static int iter_more(pcq_iter *it)
+static PCQ_INLINE int iter_more(pcq_iter *it)
 {
     size_t room;
     if (it->err.code) return it->err.code;
@@ -1004,34 +1011,94 @@ static int iter_adopt(pcq_iter *parent, const pcq_iter *child, int rc)
     return rc;
 }
 
-/* One _PERF_COUNTER_DATA and its value at it->pos (§2.2.4.9). */
-static int read_value(pcq_iter *it, pcq_value *v)
+/* The checks every _PERF_COUNTER_DATA must pass (§2.2.4.9): the structure
+ * fits, dwSize >= 8 stays inside the container, dwDataSize fits in dwSize.
+ * This is the hot loop of every walk, so it is kept to a few instructions;
+ * value_fail() works out which rule broke. */
+static PCQ_INLINE int value_ok(const uint8_t *b, size_t at, size_t end)
+{
+    uint32_t data_size, size;
+    if (end - at < CD_SIZE) return 0;
+    data_size = ld32(b + at);
+    size = ld32(b + at + CD_SZ);
+    return size >= CD_SIZE && size <= end - at && data_size <= size - CD_SIZE;
+}
+
+static int value_fail(pcq_iter *it)
 {
     const uint8_t *b = it->buf;
     size_t at = it->pos;
+    uint32_t size;
     int rc;
     if ((rc = iter_need(it, CD_SIZE, "_PERF_COUNTER_DATA")) != 0) return rc;
+    size = ld32(b + at + CD_SZ);
+    if (size < CD_SIZE)
+        return iter_fail(it, PCQ_ERR_SIZE_TOO_SMALL, at + CD_SZ, "_PERF_COUNTER_DATA.dwSize");
+    if ((rc = iter_sized(it, at, size, at + CD_SZ, "_PERF_COUNTER_DATA.dwSize")) != 0)
+        return rc;
+    return iter_fail(it, PCQ_ERR_EXCEEDS_CONTAINER, at, "_PERF_COUNTER_DATA.dwDataSize");
+}
+
+/* Skips up to `n` values from it->pos while they are well formed and, when
+ * diagnostics are wanted, aligned; returns how many it skipped. The caller
+ * reads the rest one by one, so errors and diagnostics come out the same. */
+static uint32_t skip_values(pcq_iter *it, uint32_t n)
+{
+    const uint8_t *b = it->buf;
+    size_t pos = it->pos, end = it->end, misaligned = iter_opts(it) ? 7 : 0;
+    uint32_t k = 0;
+    while (k < n && value_ok(b, pos, end) && !(pos & misaligned)) {
+        pos += ld32(b + pos + CD_SZ);
+        k++;
+    }
+    it->pos = pos;
+    it->left -= k;
+    it->index += k;
+    return k;
+}
+
+static PCQ_INLINE void fill_value(const uint8_t *b, size_t at, pcq_value *v)
+{
     v->data_size = ld32(b + at);
     v->size = ld32(b + at + CD_SZ);
-    if (v->size < CD_SIZE)
-        return iter_fail(it, PCQ_ERR_SIZE_TOO_SMALL, at + CD_SZ, "_PERF_COUNTER_DATA.dwSize");
-    if ((rc = iter_sized(it, at, v->size, at + CD_SZ, "_PERF_COUNTER_DATA.dwSize")) != 0)
-        return rc;
-    if (v->data_size > v->size - CD_SIZE)
-        return iter_fail(it, PCQ_ERR_EXCEEDS_CONTAINER, at, "_PERF_COUNTER_DATA.dwDataSize");
-    if ((rc = check_aligned(iter_opts(it), &it->err, at, "_PERF_COUNTER_DATA")) != 0) return rc;
     v->data.ptr = b + at + CD_SIZE;
     v->data.len = v->data_size;
     v->is_int = v->data_size == 4 || v->data_size == 8;
     v->u64 = v->data_size == 8 ? ld64(v->data.ptr) : v->data_size == 4 ? ld32(v->data.ptr) : 0;
     v->offset = at;
+}
+
+/* One _PERF_COUNTER_DATA and its value at it->pos. */
+static int read_value(pcq_iter *it, pcq_value *v)
+{
+    const uint8_t *b = it->buf;
+    size_t at = it->pos;
+    int rc;
+    if (!value_ok(b, at, it->end)) return value_fail(it);
+    if ((at & 7) && (rc = check_aligned(iter_opts(it), &it->err, at, "_PERF_COUNTER_DATA")))
+        return rc;
+    fill_value(b, at, v);
     it->pos = at + v->size;
     return PCQ_OK;
 }
 
 int pcq_values_next(pcq_iter *it, pcq_value *out)
 {
-    int rc = iter_more(it);
+    const uint8_t *b = it->buf;
+    size_t at = it->pos;
+    int rc;
+    /* The common case first: a counted value, well formed, no diagnostic due.
+     * Everything else (the end, slack, errors, diagnostics) takes the checked
+     * path below, which decides the same way. */
+    if (it->left > 0 && !it->err.code && (it->bounded & IT_COUNTED) &&
+        value_ok(b, at, it->end) && !((at & 7) && iter_opts(it))) {
+        fill_value(b, at, out);
+        it->pos = at + out->size;
+        it->left--;
+        it->index++;
+        return 1;
+    }
+    rc = iter_more(it);
     if (rc <= 0) return rc;
     if ((rc = read_value(it, out)) != 0) return rc;
     it->left--;
@@ -1123,6 +1190,7 @@ static int walk_values(pcq_iter *it)
 {
     pcq_value v;
     int rc;
+    skip_values(it, it->left);
     while ((rc = pcq_values_next(it, &v)) == 1) {}
     return rc;
 }
@@ -1256,6 +1324,8 @@ int pcq_instances_of_block_next(pcq_iter *it, pcq_data_instance *out)
     v.left = it->nvalues;
     v.count_at = it->aux_at;
     v.count_what = it->aux_what;
+    /* Only the last value is kept (a PERF_MULTI_INSTANCES instance has one). */
+    if (v.left > 1) skip_values(&v, v.left - 1);
     while ((rc = pcq_values_next(&v, &out->value)) == 1) {}
     if (rc < 0) return iter_adopt(it, &v, rc);
     out->values_end = v.pos;
