@@ -108,8 +108,20 @@ static void wr_store(pcq_writer *w, size_t at, uint8_t b)
 
 /* Little-endian 32-bit store at an offset already reserved; used both for
  * appending and for back-patching (a patch past cap is thus skipped). */
+static void wr_le32(uint8_t *p, uint32_t v)
+{
+    p[0] = (uint8_t)v;
+    p[1] = (uint8_t)(v >> 8);
+    p[2] = (uint8_t)(v >> 16);
+    p[3] = (uint8_t)(v >> 24);
+}
+
 static void wr_store32(pcq_writer *w, size_t at, uint32_t v)
 {
+    if (w->dst != NULL && at < w->cap && w->cap - at >= 4) {
+        wr_le32(w->dst + at, v);     /* the common case: all four bytes fit */
+        return;
+    }
     wr_store(w, at, (uint8_t)v);
     wr_store(w, at + 1, (uint8_t)(v >> 8));
     wr_store(w, at + 2, (uint8_t)(v >> 16));
@@ -666,12 +678,22 @@ int pcq_put_value(pcq_writer *w, const uint8_t *bytes, uint32_t data_size)
     if (!wr_add(data_size, WR_COUNTER_DATA, &size) || !wr_round8(size, &size) ||
         !wr_fits32(size))
         return wr_fail(w, PCQ_ERR_OVERFLOW);
-    if (size < WR_MIN_VALUE_AREA)
-        size = WR_MIN_VALUE_AREA;
-    wr_u32(w, data_size);
-    wr_u32(w, (uint32_t)size);
-    wr_bytes(w, bytes, data_size);
-    wr_bytes(w, NULL, size - WR_COUNTER_DATA - data_size);
+    if (size <= WR_MIN_VALUE_AREA) {
+        /* Values of up to 8 bytes (nearly all): the whole 16-byte record,
+         * padding included, is built here and appended in one go. */
+        uint8_t rec[WR_MIN_VALUE_AREA];
+        memset(rec, 0, sizeof rec);
+        wr_le32(rec, data_size);
+        wr_le32(rec + 4, WR_MIN_VALUE_AREA);
+        if (data_size > 0)
+            memcpy(rec + WR_COUNTER_DATA, bytes, data_size);
+        wr_bytes(w, rec, sizeof rec);
+    } else {
+        wr_u32(w, data_size);
+        wr_u32(w, (uint32_t)size);
+        wr_bytes(w, bytes, data_size);
+        wr_bytes(w, NULL, size - WR_COUNTER_DATA - data_size);
+    }
     w->nvalues++;
     return w->err;
 }
@@ -680,20 +702,16 @@ int pcq_put_value_u32(pcq_writer *w, uint32_t v)
 {
     uint8_t b[4];
 
-    b[0] = (uint8_t)v;
-    b[1] = (uint8_t)(v >> 8);
-    b[2] = (uint8_t)(v >> 16);
-    b[3] = (uint8_t)(v >> 24);
+    wr_le32(b, v);
     return pcq_put_value(w, b, sizeof b);
 }
 
 int pcq_put_value_u64(pcq_writer *w, uint64_t v)
 {
     uint8_t b[8];
-    unsigned i;
 
-    for (i = 0; i < sizeof b; i++)
-        b[i] = (uint8_t)(v >> (8 * i));
+    wr_le32(b, (uint32_t)v);
+    wr_le32(b + 4, (uint32_t)(v >> 32));
     return pcq_put_value(w, b, sizeof b);
 }
 
