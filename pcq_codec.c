@@ -107,6 +107,7 @@ static int fail(pcq_error *err, int code, size_t offset, const char *what)
         err->code = code;
         err->offset = offset;
         err->what = what;
+        err->diag = 0;
     }
     return code;
 }
@@ -131,8 +132,10 @@ static int diag(const pcq_opts *o, pcq_error *err, int code, size_t offset, cons
     d.offset = offset;
     d.what = what;
     if (o->on_diag) o->on_diag(o->ctx, &d);
-    if (o->flags & PCQ_STRICT) return fail(err, PCQ_ERR_NONCONFORMANT, offset, what);
-    return PCQ_OK;
+    if (!(o->flags & PCQ_STRICT)) return PCQ_OK;
+    fail(err, PCQ_ERR_NONCONFORMANT, offset, what);
+    if (err) err->diag = code;
+    return PCQ_ERR_NONCONFORMANT;
 }
 
 /* §2.2.4: "All the structures MUST begin on 8-byte boundaries." */
@@ -1126,6 +1129,7 @@ static int read_multi_counters(pcq_iter *c, pcq_block *b)
     if (b->num_counters > PCQ_MAX_COUNTERS)
         return iter_fail(c, PCQ_ERR_LIMIT, at + MC_COUNT, "_PERF_MULTI_COUNTERS.dwCounters");
     if ((rc = check_aligned(iter_opts(c), &c->err, at, "_PERF_MULTI_COUNTERS")) != 0) return rc;
+    b->multi_at = at;
     b->counter_ids.ptr = p + at + MC_SIZE;
     b->counter_ids.len = (size_t)b->num_counters * 4;
     c->pos = at + b->multi_size;
@@ -1148,6 +1152,7 @@ static int read_multi_instances(pcq_iter *c, pcq_block *b)
     if (b->num_instances > PCQ_MAX_INSTANCES)
         return iter_fail(c, PCQ_ERR_LIMIT, at + MI_COUNT, "_PERF_MULTI_INSTANCES.dwInstances");
     if ((rc = check_aligned(iter_opts(c), &c->err, at, "_PERF_MULTI_INSTANCES")) != 0) return rc;
+    b->instances_at = at;
     b->body = at + MI_SIZE;
     b->body_end = at + b->instances_size;
     c->pos = b->body_end;
@@ -1434,11 +1439,7 @@ int pcq_validate(pcq_kind kind, const void *buf, size_t len, const pcq_opts *opt
                  pcq_error *err)
 {
     size_t n;
-    if (err) {
-        err->code = PCQ_OK;
-        err->offset = 0;
-        err->what = NULL;
-    }
+    fail(err, PCQ_OK, 0, NULL);
     switch (kind) {
     case PCQ_KIND_COUNTERSET_INFO: return pcq_decode_counterset_info(buf, len, opts, NULL, err);
     case PCQ_KIND_COUNTER_INFO: return pcq_decode_counter_info(buf, len, opts, NULL, err);

@@ -104,11 +104,13 @@ PCQ_API const char *pcq_status_name(int status);   /* "PCQ_ERR_TRUNCATED" */
 PCQ_API pcq_family pcq_status_family(int status);
 
 /* The first error of a call. offset: byte offset into the input; what: the
- * field, e.g. "_PERF_COUNTER_HEADER.dwSize" (static string). */
+ * field, e.g. "_PERF_COUNTER_HEADER.dwSize" (static string); diag: with
+ * PCQ_ERR_NONCONFORMANT, the pcq_diag_code of the rule broken (else 0). */
 typedef struct pcq_error {
     int code;
     size_t offset;
     const char *what;
+    int diag;
 } pcq_error;
 
 /* ------------------------------------------------------------------------ */
@@ -146,7 +148,9 @@ typedef struct pcq_diag {
     const char *what;   /* the field or structure, static string */
 } pcq_diag;
 
-/* Decoding options. NULL means: lenient, diagnostics not reported. */
+/* Decoding options. NULL means: lenient, diagnostics not reported.
+ * on_diag is called for every diagnostic, in walk order, before PCQ_STRICT
+ * turns the first one into the error. */
 #define PCQ_STRICT 1u   /* the first diagnostic becomes PCQ_ERR_NONCONFORMANT */
 typedef struct pcq_opts {
     unsigned flags;
@@ -306,7 +310,7 @@ typedef struct pcq_instance {
     size_t offset;               /* of the _PERF_INSTANCE_HEADER */
 } pcq_instance;
 
-/* Validates the whole array; *count receives the number of instances. */
+/* Validates the whole array; *count (may be NULL) receives the number of instances. */
 PCQ_API int pcq_decode_instances(const void *buf, size_t len, const pcq_opts *opts,
                                  size_t *count, pcq_error *err);
 PCQ_API void pcq_instances_begin(const void *buf, size_t len, pcq_iter *it);
@@ -324,6 +328,7 @@ typedef struct pcq_identifier {
 
 #define PCQ_WILDCARD_COUNTER 0xFFFFFFFFu   /* §3.1.4.1.7 */
 
+/* Validates the whole array; *count (may be NULL) receives the number of identifiers. */
 PCQ_API int pcq_decode_identifiers(const void *buf, size_t len, const pcq_opts *opts,
                                    size_t *count, pcq_error *err);
 PCQ_API void pcq_identifiers_begin(const void *buf, size_t len, pcq_iter *it);
@@ -363,6 +368,7 @@ typedef struct pcq_block {
     uint32_t multi_size, num_counters;  /* types 2, 6: _PERF_MULTI_COUNTERS */
     pcq_bytes counter_ids;       /* types 2, 6: num_counters x 4 bytes */
     uint32_t instances_size, num_instances; /* types 4, 6: _PERF_MULTI_INSTANCES */
+    size_t multi_at, instances_at; /* offsets of those two structures (0: none) */
     size_t body;                 /* private: where values or instances start */
     size_t body_end;             /* private */
 } pcq_block;
@@ -403,7 +409,10 @@ PCQ_API int pcq_validate(pcq_kind kind, const void *buf, size_t len, const pcq_o
 /* ------------------------------------------------------------------------ */
 /* Text helpers.                                                            */
 /* ------------------------------------------------------------------------ */
-/* UTF-16LE (nbytes; an odd last byte is ignored) to UTF-8. Writes at most cap
+/* UTF-16LE (nbytes; an odd last byte is ignored) to UTF-8. Convert a name in
+ * one call; converting it in pieces is safe only at even offsets that do not
+ * split a surrogate pair (a piece ending on 0xD800..0xDBFF would give two
+ * U+FFFD instead of one character). Writes at most cap
  * bytes and always NUL-terminates when cap > 0 (truncating at a character
  * boundary). Returns the bytes the full conversion needs, without the NUL.
  * *replaced (may be NULL) receives the number of unpaired surrogates that

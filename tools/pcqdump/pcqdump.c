@@ -403,7 +403,7 @@ static int tree_counterset_info(const tree *t, const pcq_opts *opts, pcq_error *
 {
     pcq_counterset_info csi;
     pcq_counter_reg c;
-    pcq_error e = {0, 0, "_PERF_COUNTER_REG_INFO"};
+    pcq_error e = {0, 0, "_PERF_COUNTER_REG_INFO", 0};
     uint32_t i;
     size_t at;
     int rc = pcq_decode_counterset_info(t->buf, t->len, opts, &csi, err);
@@ -472,7 +472,7 @@ static int tree_strings(const tree *t, const pcq_opts *opts, pcq_error *err)
 {
     pcq_strings s;
     pcq_string_entry e;
-    pcq_error fail = {0, 0, "_STRING_COUNTER_HEADER"};
+    pcq_error fail = {0, 0, "_STRING_COUNTER_HEADER", 0};
     uint32_t i;
     int rc = pcq_decode_strings(t->buf, t->len, opts, &s, err);
 
@@ -520,7 +520,7 @@ static int tree_guids(const tree *t, const pcq_opts *opts, pcq_error *err)
 {
     pcq_guid_array a;
     pcq_guid g;
-    pcq_error fail = {0, 0, "GUID"};
+    pcq_error fail = {0, 0, "GUID", 0};
     char label[32];
     size_t i;
     int rc = pcq_decode_guids(t->buf, t->len, opts, &a, err);
@@ -701,9 +701,8 @@ static int tree_block(const tree *t, const pcq_data *d, const pcq_block *b, long
     case PCQ_PERF_MULTI_INSTANCES:
         return tree_block_instances(t, d, b, at + 16, err);
     case PCQ_PERF_COUNTERSET:
-        /* The decoder steps over _PERF_MULTI_COUNTERS by its dwSize. */
         tree_multi_counters(t, b);
-        return tree_block_instances(t, d, b, at + 16 + b->multi_size, err);
+        return tree_block_instances(t, d, b, b->instances_at, err);
     default:
         return PCQ_OK;
     }
@@ -834,7 +833,7 @@ static int run(const args *a, const uint8_t *buf, size_t len)
 {
     diag_ctx dc;
     pcq_opts opts;
-    pcq_error err = {0, 0, NULL};
+    pcq_error err = {0, 0, NULL, 0};
     int rc;
 
     dc.name = a->name;
