@@ -873,7 +873,7 @@ int pcq_instances_next(pcq_iter *it, pcq_instance *out)
     if (rc <= 0) return rc;
     if ((rc = iter_need(it, INST_SIZE, "_PERF_INSTANCE_HEADER")) != 0) return rc;
     size = ld32(b + at);
-    if (size < INST_SIZE)
+    if (size < INST_SIZE + 2)   /* the header and at least the name's NUL */
         return iter_fail(it, PCQ_ERR_SIZE_TOO_SMALL, at, "_PERF_INSTANCE_HEADER.Size");
     if ((rc = iter_sized(it, at, size, at, "_PERF_INSTANCE_HEADER.Size")) != 0) return rc;
     nul = find_nul16(b, at + INST_SIZE, at + size);
@@ -949,7 +949,7 @@ int pcq_identifiers_next(pcq_iter *it, pcq_identifier *out)
     if (rc <= 0) return rc;
     if ((rc = iter_need(it, ID_SIZE, "_PERF_COUNTER_IDENTIFIER")) != 0) return rc;
     size = ld32(b + at + ID_SZ);
-    if (size < ID_SIZE)
+    if (size < ID_SIZE + 2)     /* the structure and at least the name's NUL */
         return iter_fail(it, PCQ_ERR_SIZE_TOO_SMALL, at + ID_SZ, "_PERF_COUNTER_IDENTIFIER.Size");
     if ((rc = iter_sized(it, at, size, at + ID_SZ, "_PERF_COUNTER_IDENTIFIER.Size")) != 0)
         return rc;
@@ -1128,6 +1128,9 @@ static int read_multi_counters(pcq_iter *c, pcq_block *b)
                          "_PERF_MULTI_COUNTERS.dwCounters");
     if (b->num_counters > PCQ_MAX_COUNTERS)
         return iter_fail(c, PCQ_ERR_LIMIT, at + MC_COUNT, "_PERF_MULTI_COUNTERS.dwCounters");
+    /* Beyond the IDs only padding to 8 may follow (docs/validation.md). */
+    if (b->multi_size - MC_SIZE - (size_t)b->num_counters * 4 >= 8)
+        return iter_fail(c, PCQ_ERR_COUNT_MISMATCH, at, "_PERF_MULTI_COUNTERS.dwSize");
     if ((rc = check_aligned(iter_opts(c), &c->err, at, "_PERF_MULTI_COUNTERS")) != 0) return rc;
     b->multi_at = at;
     b->counter_ids.ptr = p + at + MC_SIZE;
@@ -1237,6 +1240,11 @@ static int read_block_body(pcq_iter *it, pcq_block *b)
         c.err = sub.err;
         c.pos = sub.pos;
     }
+    /* PERF_COUNTERSET: _PERF_MULTI_COUNTERS.dwSize must leave room for the
+     * _PERF_MULTI_INSTANCES that follows it. */
+    if (!rc && b->type == PCQ_PERF_COUNTERSET && end - c.pos < MI_SIZE)
+        rc = range_fail(&c.err, it->buf_len, b->multi_at, (size_t)b->multi_size + MI_SIZE,
+                        b->multi_at, "_PERF_MULTI_COUNTERS.dwSize");
     if (!rc && (b->type == PCQ_PERF_MULTI_INSTANCES || b->type == PCQ_PERF_COUNTERSET)) {
         rc = read_multi_instances(&c, b);
         if (!rc && (c.bounded & IT_VALIDATE)) {
@@ -1260,6 +1268,14 @@ static int block_type_ok(uint32_t t)
     return t == 0 || t == 1 || t == 2 || t == 4 || t == 6;
 }
 
+/* The smallest block of each type: its header and the fixed structures that
+ * MUST follow it (§3.1.4.1.6): a _PERF_COUNTER_DATA (1), _PERF_MULTI_COUNTERS
+ * (2), _PERF_MULTI_INSTANCES (4), or both (6). */
+static uint32_t block_min_size(uint32_t t)
+{
+    return t == 0 ? CH_SIZE : t == 6 ? CH_SIZE + MC_SIZE + MI_SIZE : CH_SIZE + 8;
+}
+
 int pcq_blocks_next(pcq_iter *it, pcq_block *b)
 {
     const uint8_t *p = it->buf;
@@ -1276,7 +1292,7 @@ int pcq_blocks_next(pcq_iter *it, pcq_block *b)
     b->reserved = ld32(p + at + CH_RESERVED);
     if (!block_type_ok(b->type))
         return iter_fail(it, PCQ_ERR_BAD_BLOCK_TYPE, at + CH_TYPE, "_PERF_COUNTER_HEADER.dwType");
-    if (b->size < CH_SIZE)
+    if (b->size < block_min_size(b->type))
         return iter_fail(it, PCQ_ERR_SIZE_TOO_SMALL, at + CH_SZ, "_PERF_COUNTER_HEADER.dwSize");
     if ((rc = iter_sized(it, at, b->size, at + CH_SZ, "_PERF_COUNTER_HEADER.dwSize")) != 0)
         return rc;
@@ -1305,7 +1321,7 @@ int pcq_instances_of_block_next(pcq_iter *it, pcq_data_instance *out)
     if (rc <= 0) return rc;
     if ((rc = iter_need(it, INST_SIZE, "_PERF_INSTANCE_HEADER")) != 0) return rc;
     size = ld32(p + at);
-    if (size < INST_SIZE)
+    if (size < INST_SIZE + 2)   /* the header and at least the name's NUL */
         return iter_fail(it, PCQ_ERR_SIZE_TOO_SMALL, at, "_PERF_INSTANCE_HEADER.Size");
     if ((rc = iter_sized(it, at, size, at, "_PERF_INSTANCE_HEADER.Size")) != 0) return rc;
     nul = find_nul16(p, at + INST_SIZE, at + size);
