@@ -55,9 +55,9 @@ SAY := @printf '  %-7s %s\n'
 endif
 
 # ---------------------------------------------------------------------------
-# Sources. pcq_writer.c is folded into pcq_codec.c later, hence the wildcard.
+# Sources: the codec (decoders and encoder) and the optional evaluator.
 # ---------------------------------------------------------------------------
-LIB_SRCS    := pcq_codec.c $(wildcard pcq_writer.c pcq_calc.c)
+LIB_SRCS    := pcq_codec.c pcq_calc.c
 TOOL_MAIN   := tools/pcqdump/pcqdump.c
 TOOL_SRCS   := $(filter-out $(TOOL_MAIN),$(wildcard tools/pcqdump/*.c))
 TEST_SRCS   := $(wildcard test/test_*.c)

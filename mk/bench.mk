@@ -17,7 +17,7 @@ BENCH_CC ?= $(CC)
 BENCH_CFLAGS ?= -std=c99 -O2 -gdwarf-4 -Wall -Wextra
 BENCH_ARGS ?=
 BENCH_CG_PASSES ?= 3
-PCQ_LIB_SRCS ?= pcq_codec.c $(wildcard pcq_writer.c) $(wildcard pcq_calc.c)
+PCQ_LIB_SRCS ?= pcq_codec.c pcq_calc.c
 
 BENCH_BIN ?= build/bench/pcq_bench
 BENCH_SRCS := bench/bench.c bench/shapes.c bench/allocs.c

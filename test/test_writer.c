@@ -14,7 +14,7 @@
  * Then the out-of-order sequences (PCQ_ERR_STATE), bad arguments, overflow
  * and limits.
  *
- * Build: cc -std=c99 -I. test/test_writer.c pcq_writer.c pcq_codec.c
+ * Build: cc -std=c99 -I. test/test_writer.c pcq_codec.c
  */
 #include "pcq_codec.h"
 #include "testlib.h"
