@@ -44,6 +44,7 @@ FUZZ_MAX_LEN  ?= 4096
 FUZZ_FLAGS    ?= -timeout=10 -rss_limit_mb=2048 -print_final_stats=1
 FUZZ_BIN      ?= fuzz/bin
 HARDEN_OUT    ?= build/hardening
+HARDEN_WERROR ?= -Werror
 FUZZ_RESULTS  ?= $(RESULTS)
 
 REPLAY_CC     ?= $(CC)
@@ -119,18 +120,29 @@ $(eval $(call pcq_harden_variant,replay,$(REPLAY_CC),$(REPLAY_FLAGS),\
 # cov: clang source-based coverage
 $(eval $(call pcq_harden_variant,cov,$(COV_CC),$(COV_FLAGS),\
   $(COV_CC) $(COV_FLAGS) -c $$< -o $$@,$(COV_CC)))
-# m32: 32-bit size_t and pointers; the library with the project's warnings, fatal
-$(eval $(call pcq_harden_variant,m32,$(M32_CC),-m32 -g -O1,\
-  $(M32_CC) -m32 -g -O1 $(PCQ_HARDEN_WARN) -Werror -c $$< -o $$@,$(M32_CC)))
+# m32: 32-bit size_t and pointers; the library with the project's warnings, fatal.
+# gcc-N-multilib (unlike gcc-multilib, it does not conflict with the s390x cross
+# compiler) lacks the /usr/include/asm link: a private one stands in for it.
+M32_SHIM  := $(HARDEN_OUT)/m32/include
+M32_FLAGS ?= -m32 -g -O1 -isystem $(M32_SHIM)
+$(eval $(call pcq_harden_variant,m32,$(M32_CC),$(M32_FLAGS),\
+  $(M32_CC) $(M32_FLAGS) $(PCQ_HARDEN_WARN) $(HARDEN_WERROR) -c $$< -o $$@,$(M32_CC)))
+$(HV_m32_LIB) $(HV_m32_SUP) $(PCQ_TEST_SRCS:%.c=$(HV_m32)/obj/%.o) \
+  $(patsubst %,$(HV_m32)/obj/fuzz/fuzz_%.o,$(FUZZ_TARGETS) util) \
+  $(HV_m32)/obj/fuzz/replay_main.o: | $(M32_SHIM)/asm
+$(M32_SHIM)/asm:
+	@mkdir -p $(@D)
+	@if [ -d /usr/include/asm ]; then mkdir -p $@; \
+	 else ln -sfn "$$(ls -d /usr/include/*-linux-gnu/asm | grep -E 'x86_64|i386' | head -n 1)" $@; fi
 # s390x: big-endian, static so qemu-user needs no sysroot
 $(eval $(call pcq_harden_variant,s390x,$(S390X_CC),-g -O1 -static,\
-  $(S390X_CC) -g -O1 $(PCQ_HARDEN_WARN) -Werror -c $$< -o $$@,$(S390X_CC)))
+  $(S390X_CC) -g -O1 $(PCQ_HARDEN_WARN) $(HARDEN_WERROR) -c $$< -o $$@,$(S390X_CC)))
 # cxx: the library compiled as C++, everything else as C, linked by the C++ compiler
 $(eval $(call pcq_harden_variant,cxx,$(CC),-g -O1,\
-  $(HARDEN_CXX) -x c++ $(PCQ_HARDEN_CXXWARN) -Werror -g -O1 -c $$< -o $$@,$(HARDEN_CXX)))
+  $(HARDEN_CXX) -x c++ $(PCQ_HARDEN_CXXWARN) $(HARDEN_WERROR) -g -O1 -c $$< -o $$@,$(HARDEN_CXX)))
 # vg: plain build for valgrind
 $(eval $(call pcq_harden_variant,vg,$(CC),-g -O1,\
-  $(CC) -g -O1 $(PCQ_HARDEN_WARN) -Werror -c $$< -o $$@,$(CC)))
+  $(CC) -g -O1 $(PCQ_HARDEN_WARN) $(HARDEN_WERROR) -c $$< -o $$@,$(CC)))
 
 HARDEN_SUITE := sh ci/run-suite.sh
 
