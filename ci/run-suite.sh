@@ -3,7 +3,7 @@
 # (called by mk/hardening.mk; run from anywhere, it works from the top of the tree).
 #
 #   sh ci/run-suite.sh NAME [--results FILE] [--runner "CMD"] [--quiet]
-#                      [TEST_BIN...] [--replay DIR]
+#                      [TEST_BIN...] [--replay DIR [--compare REF_DIR]]
 #
 # Each TEST_BIN runs from the top of the tree (as `CMD TEST_BIN` with a runner,
 # e.g. qemu or valgrind); it passes when it exits 0 and its last line is
@@ -12,26 +12,33 @@
 # --replay DIR: every DIR/fuzz_<t> replays fuzz/corpus/<t>/ in one run (one
 # check) and each file of fuzz/crashers/<t>/ in a run of its own (one check
 # each), so one bad input cannot hide the others.
+# --compare REF_DIR: the corpus replay also records, input by input, a digest
+# of what the decoders returned (PCQ_REPLAY_DIGEST), and REF_DIR/fuzz_<t> (a
+# native build, run without the runner) must record the same: one more check
+# per target ("the same results on this platform").
 # Prints `NAME: N passed, N failed`, appends that line to FILE when given, and
 # exits 1 when anything failed.
 set -u
 cd "$(dirname "$0")/.." || exit 2
 
 name=$1; shift
-results= runner= quiet=0 replay= tests=
+results= runner= quiet=0 replay= compare= tests=
 while [ $# -gt 0 ]; do
   case $1 in
     --results) results=$2; shift 2 ;;
     --runner) runner=$2; shift 2 ;;
     --quiet) quiet=1; shift ;;
     --replay) replay=$2; shift 2 ;;
+    --compare) compare=$2; shift 2 ;;
     *) tests="$tests $1"; shift ;;
   esac
 done
 
 passed=0 failed=0
 log=$(mktemp)
-trap 'rm -f "$log"' EXIT
+dig=$(mktemp)
+ref=$(mktemp)
+trap 'rm -f "$log" "$dig" "$ref"' EXIT
 
 show() { [ "$quiet" = 1 ] || cat "$log"; }
 
@@ -76,7 +83,22 @@ if [ -n "$replay" ]; then
     [ -x "$bin" ] || continue
     t=${bin##*/fuzz_}
     if [ -d "fuzz/corpus/$t" ]; then
-      replay_one "$bin" "fuzz/corpus/$t"
+      : > "$dig"
+      PCQ_REPLAY_DIGEST=$dig replay_one "$bin" "fuzz/corpus/$t"
+      if [ -n "$compare" ]; then
+        : > "$ref"
+        PCQ_REPLAY_DIGEST=$ref "$compare/fuzz_$t" "fuzz/corpus/$t" > /dev/null 2>&1
+        if [ -s "$ref" ] && [ "$(sort "$dig")" = "$(sort "$ref")" ]; then
+          passed=$((passed + 1))
+          [ "$quiet" = 1 ] || echo "$bin: the same results as $compare/fuzz_$t ($(wc -l < "$ref") inputs)"
+        else
+          failed=$((failed + 1))
+          echo "FAIL: $name: $bin and $compare/fuzz_$t disagree on:"
+          sort "$dig" > "$log.a"; sort "$ref" > "$log.b"
+          diff "$log.a" "$log.b" | grep '^[<>]' | head -n 6
+          rm -f "$log.a" "$log.b"
+        fi
+      fi
     fi
     if [ -d "fuzz/crashers/$t" ]; then
       for c in "fuzz/crashers/$t"/*; do

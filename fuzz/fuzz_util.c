@@ -973,6 +973,25 @@ static int walk_data(walk *w, const pcq_opts *o, pcq_error *e)
     return PCQ_OK;
 }
 
+uint64_t fz_digest_value;
+
+static void digest(const void *p, size_t n)
+{
+    const uint8_t *b = (const uint8_t *)p;
+    uint64_t h = fz_digest_value ^ 0xcbf29ce484222325u;
+    size_t i;
+    for (i = 0; i < n; i++) h = (h ^ b[i]) * 0x100000001b3u;
+    fz_digest_value = h;
+}
+
+static void digest_u64(uint64_t v)
+{
+    uint8_t b[8];
+    unsigned i;
+    for (i = 0; i < 8; i++) b[i] = (uint8_t)(v >> (8 * i));
+    digest(b, 8);
+}
+
 static const char *decoder_name(pcq_kind kind)
 {
     return pcq_kind_name(kind);
@@ -1045,6 +1064,11 @@ int fz_walk(pcq_kind kind, const uint8_t *buf, size_t len, const pcq_opts *opts,
         FZ_CHECK(v.code == PCQ_OK, "pcq_validate OK but err.code %d", v.code);
     else
         same_error("decoder", &e, "pcq_validate", &v);
+    digest_u64((uint64_t)kind);
+    digest_u64((uint64_t)(int64_t)rc);
+    digest_u64((uint64_t)e.offset);
+    if (e.what) digest(e.what, strlen(e.what));
+    if (rec) digest(rec->all.p, rec->all.len);
     if (err) *err = e;
     return rc;
 }

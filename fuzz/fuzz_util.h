@@ -97,6 +97,12 @@ size_t fz_buf_diff(const fz_buf *a, const fz_buf *b);
 int fz_walk(pcq_kind kind, const uint8_t *buf, size_t len, const pcq_opts *opts, fz_rec *rec,
             pcq_error *err);
 
+/* A digest of every fz_walk result since it was last zeroed: kind, status,
+ * error offset and field, and the decoded fields. The replay main prints it
+ * per input (PCQ_REPLAY_DIGEST), so a 32-bit or big-endian build can be
+ * compared with the native one input by input. */
+extern uint64_t fz_digest_value;
+
 /* Checks the text helpers on one UTF-16LE view (names, strings). */
 void fz_check_utf16(const uint8_t *p, size_t n);
 

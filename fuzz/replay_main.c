@@ -8,6 +8,8 @@
  * Each input is copied to a heap block of exactly its size, so a read past
  * its end is caught by ASan (or valgrind) as libFuzzer would catch it.
  * Prints `replayed N inputs` and exits 0; a broken property aborts.
+ * With PCQ_REPLAY_DIGEST=FILE it appends "<digest> <path>" for every input:
+ * the decoders' results in short (fz_digest_value), to compare builds.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <dirent.h>
@@ -19,8 +21,10 @@
 #include <sys/stat.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+extern uint64_t fz_digest_value;   /* fuzz_util.c */
 
 static unsigned long replayed;
+static FILE *digests;   /* PCQ_REPLAY_DIGEST: one line per input, "<digest> <path>" */
 
 static int run_file(const char *path)
 {
@@ -54,8 +58,12 @@ static int run_file(const char *path)
         if (len) memcpy(exact, buf, len);
         free(buf);
         if (getenv("PCQ_REPLAY_VERBOSE")) fprintf(stderr, "replay: %s\n", path);
+        fz_digest_value = 0;
         LLVMFuzzerTestOneInput(exact, len);
         free(exact);
+        if (digests)
+            fprintf(digests, "%08lx%08lx %s\n", (unsigned long)(fz_digest_value >> 32),
+                    (unsigned long)(fz_digest_value & 0xFFFFFFFFu), path);
     }
     replayed++;
     return 0;
@@ -95,7 +103,13 @@ static int run_path(const char *path)
 int main(int argc, char **argv)
 {
     int i, bad = 0;
+    const char *dpath = getenv("PCQ_REPLAY_DIGEST");
+    if (dpath && *dpath && !(digests = fopen(dpath, "a"))) {
+        fprintf(stderr, "replay: %s: %s\n", dpath, strerror(errno));
+        return 2;
+    }
     for (i = 1; i < argc; i++) bad |= run_path(argv[i]);
+    if (digests) fclose(digests);
     printf("%s: replayed %lu inputs\n", argc > 0 ? argv[0] : "replay", replayed);
     return bad;
 }

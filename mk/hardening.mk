@@ -213,21 +213,21 @@ coverage-gate: coverage
 	  sh ci/coverage-gate.sh $(HV_cov)/report.txt $(COV_GATE_FILES)
 
 # ---- portability ---------------------------------------------------------------
-check-m32: $(HV_m32_TESTS) $(HV_m32_REPLAYS)
-	@$(HARDEN_SUITE) check-m32 --results "$(FUZZ_RESULTS)" $(HV_m32_TESTS) --replay $(HV_m32)
+check-m32: $(HV_m32_TESTS) $(HV_m32_REPLAYS) $(HV_replay_REPLAYS)
+	@$(HARDEN_SUITE) check-m32 --results "$(FUZZ_RESULTS)" $(HV_m32_TESTS) --replay $(HV_m32) --compare $(HV_replay)
 
-check-s390x: $(HV_s390x_TESTS) $(HV_s390x_REPLAYS)
+check-s390x: $(HV_s390x_TESTS) $(HV_s390x_REPLAYS) $(HV_replay_REPLAYS)
 	@command -v $(QEMU_S390X) >/dev/null 2>&1 || \
 	  { echo "check-s390x: $(QEMU_S390X) not found (bash ci/portability.sh installs it)"; exit 1; }
 	@$(HARDEN_SUITE) check-s390x --results "$(FUZZ_RESULTS)" --runner "$(QEMU_S390X)" \
-	  $(HV_s390x_TESTS) --replay $(HV_s390x)
+	  $(HV_s390x_TESTS) --replay $(HV_s390x) --compare $(HV_replay)
 
-check-cxx-tests: $(HV_cxx_TESTS) $(HV_cxx_REPLAYS)
-	@$(HARDEN_SUITE) check-cxx-tests --results "$(FUZZ_RESULTS)" $(HV_cxx_TESTS) --replay $(HV_cxx)
+check-cxx-tests: $(HV_cxx_TESTS) $(HV_cxx_REPLAYS) $(HV_replay_REPLAYS)
+	@$(HARDEN_SUITE) check-cxx-tests --results "$(FUZZ_RESULTS)" $(HV_cxx_TESTS) --replay $(HV_cxx) --compare $(HV_replay)
 
-check-valgrind: $(HV_vg_TESTS) $(HV_vg_REPLAYS)
+check-valgrind: $(HV_vg_TESTS) $(HV_vg_REPLAYS) $(HV_replay_REPLAYS)
 	@$(HARDEN_SUITE) check-valgrind --results "$(FUZZ_RESULTS)" \
-	  --runner "$(VALGRIND) $(VALGRIND_FLAGS)" $(HV_vg_TESTS) --replay $(HV_vg)
+	  --runner "$(VALGRIND) $(VALGRIND_FLAGS)" $(HV_vg_TESTS) --replay $(HV_vg) --compare $(HV_replay)
 
 hardening-clean:
 	rm -rf $(HARDEN_OUT) $(FUZZ_BIN)
