@@ -74,7 +74,8 @@ enum calc_op {
 #define N_F PCQ_CALC_NEEDS_FREQ
 #define N_M PCQ_CALC_NEEDS_MULTI
 
-/* type, formula, size, samples, needs, timebase, unit, displayable, hex, op */
+/* type, formula, size, samples, needs, timebase, unit, displayable, hex, op.
+ * Kept in ascending order of type: pcq_calc_type_info() searches it by halves. */
 static const pcq_calc_type calc_types[] = {
     {0x00000000u, "N (hex)",                  4, 1, 0,   TB_NO, U_NONE, 1, 1, OP_RAW},       /* RAWCOUNT_HEX */
     {0x00000100u, "N (hex)",                  8, 1, 0,   TB_NO, U_NONE, 1, 1, OP_RAW},       /* LARGE_RAWCOUNT_HEX */
@@ -120,10 +121,16 @@ static const pcq_calc_type calc_types[] = {
 
 const pcq_calc_type *pcq_calc_type_info(uint32_t type)
 {
-    size_t i;
-    for (i = 0; i < CALC_NTYPES; i++)
-        if (calc_types[i].type == type)
-            return &calc_types[i];
+    size_t lo = 0, hi = CALC_NTYPES;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (calc_types[mid].type == type)
+            return &calc_types[mid];
+        if (calc_types[mid].type < type)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
     return NULL;
 }
 
@@ -366,7 +373,7 @@ static int precheck(const pcq_calc_type *d, int32_t scale, const pcq_calc_sample
     if ((n->value_size != 0 && n->value_size != 4 && n->value_size != 8) ||
         (n->base_size != 0 && n->base_size != 4 && n->base_size != 8))
         return PCQ_CALC_BAD_VALUE_SIZE;
-    if (related_missing(d, n))
+    if (d->needs != 0 && related_missing(d, n))
         return PCQ_CALC_MISSING_RELATED;
     if (d->samples == 2) {
         if (o == NULL)
@@ -374,16 +381,17 @@ static int precheck(const pcq_calc_type *d, int32_t scale, const pcq_calc_sample
         if ((o->value_size != 0 && o->value_size != 4 && o->value_size != 8) ||
             (o->base_size != 0 && o->base_size != 4 && o->base_size != 8))
             return PCQ_CALC_BAD_VALUE_SIZE;
-        if (related_missing(d, o))
+        if (d->needs != 0 && related_missing(d, o))
             return PCQ_CALC_MISSING_RELATED;
     }
     return PCQ_CALC_OK;
 }
 
-int pcq_calc_value(uint32_t type, int32_t scale, const pcq_calc_sample *older,
-                   const pcq_calc_sample *newer, unsigned flags, double *out, unsigned *notes)
+/* pcq_calc_value for a type already looked up (d NULL: unknown type); the
+ * cook looks each counter's type up once per block, not once per value. */
+static int calc_eval(const pcq_calc_type *d, int32_t scale, const pcq_calc_sample *older,
+                     const pcq_calc_sample *newer, unsigned flags, double *out, unsigned *notes)
 {
-    const pcq_calc_type *d = pcq_calc_type_info(type);
     unsigned nb = 0;
     double v = 0.0;
     int st = precheck(d, scale, older, newer, flags);
@@ -399,8 +407,8 @@ int pcq_calc_value(uint32_t type, int32_t scale, const pcq_calc_sample *older,
     if (st == PCQ_CALC_OK && v < 0.0)
         st = PCQ_CALC_NEGATIVE_VALUE;
     if (st == PCQ_CALC_OK) {
-        if (!(flags & PCQ_CALC_NOSCALE))
-            v = apply_scale(v, scale);
+        if (!(flags & PCQ_CALC_NOSCALE) && scale != 0)
+            v = apply_scale(v, scale);    /* x 10^0 is x, bit for bit */
         if (flags & PCQ_CALC_X1000)
             v *= 1000.0;
         if (!isfinite(v))
@@ -415,6 +423,12 @@ int pcq_calc_value(uint32_t type, int32_t scale, const pcq_calc_sample *older,
     if (notes != NULL)
         *notes = st == PCQ_CALC_OK ? nb : (nb & PCQ_CALC_NOTE_WRAPPED);
     return st;
+}
+
+int pcq_calc_value(uint32_t type, int32_t scale, const pcq_calc_sample *older,
+                   const pcq_calc_sample *newer, unsigned flags, double *out, unsigned *notes)
+{
+    return calc_eval(pcq_calc_type_info(type), scale, older, newer, flags, out, notes);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -712,6 +726,47 @@ static int same_group(const cgroup *a, const cgroup *b)
     return same_instance(a, b);
 }
 
+/* ------------------------------------------------------------------------ */
+/* Columns: what every instance of a block shares                           */
+/* ------------------------------------------------------------------------ */
+
+/* A PERF_MULTI_COUNTERS or PERF_COUNTERSET block lists its counter ids once,
+ * and every instance holds one value per id in that order. Everything a value
+ * needs besides its own bytes (its counter-info entry and type descriptor,
+ * where its related counters sit, where the same counter sits in the older
+ * sample's block) therefore depends only on its position in the list: it is
+ * worked out once per list and kept in a colset. Lists of more than COOK_COLS
+ * counters take the general path (cook_group), as do blocks of type 1 and 4. */
+#define COOK_COLS 64
+#define NO_POS 0xFFFFu
+#define NREL 4       /* base, PerfTimeId, PerfFreqId, MultiId: bit k of PCQ_CALC_NEEDS_* */
+
+typedef struct ccol {
+    const pcq_calc_type *t;       /* NULL: a type unknown to the evaluator */
+    uint64_t attrib;
+    uint32_t id, type, index;     /* counter id, its Type, its counter-info index */
+    int32_t scale;
+    uint32_t rid[NREL];           /* related counter ids */
+    uint16_t rel[NREL];           /* their first positions in the newer list, or NO_POS */
+    uint16_t opos, orel[NREL];    /* this id's and the related ids' in the older list */
+    uint8_t found;                /* the id is in the counterset-info */
+    uint8_t need;                 /* PCQ_CALC_NEEDS_* to look up */
+} ccol;
+
+typedef struct colset {
+    int have, ohave;              /* ids / oids describe the columns */
+    pcq_bytes ids, oids;          /* the newer and older lists the columns were made for */
+    uint32_t n;
+    ccol col[COOK_COLS];
+} colset;
+
+/* One value as the cook reads it: once per instance and sample. */
+typedef struct cval {
+    uint64_t u64;                 /* the value when size is 4 or 8, else 0 */
+    size_t offset;
+    uint8_t size;                 /* dwDataSize if 4 or 8, else 0xFF (as pcq_calc_sample) */
+} cval;
+
 typedef struct cook_ctx {
     const pcq_counterset_info *info;
     const pcq_data *older, *newer;
@@ -722,7 +777,130 @@ typedef struct cook_ctx {
     unsigned flags;
     gwalk hint;                /* older sample: just after the last matched group */
     pcq_error *err;
+    colset cols;
 } cook_ctx;
+
+static void to_cval(const pcq_value *x, cval *v)
+{
+    v->u64 = x->u64;
+    v->offset = x->offset;
+    v->size = x->is_int ? (uint8_t)x->data_size : 0xFFu;   /* 0xFF: not 4 or 8 */
+}
+
+/* Related value k (base, time, frequency, multi) into s. A base counts as
+ * present whatever its size (a bad size is a status of its own). */
+static void set_related(pcq_calc_sample *s, unsigned k, const cval *v)
+{
+    switch (k) {
+    case 0:
+        s->base = v->u64;
+        s->base_size = v->size;
+        s->have |= PCQ_CALC_HAVE_BASE;
+        break;
+    case 1:
+        s->obj_time = v->u64;
+        s->have |= v->size != 0xFFu ? PCQ_CALC_HAVE_TIME : 0u;
+        break;
+    case 2:
+        s->obj_freq = v->u64;
+        s->have |= v->size != 0xFFu ? PCQ_CALC_HAVE_FREQ : 0u;
+        break;
+    default:
+        s->multi = v->u64;
+        s->have |= v->size != 0xFFu ? PCQ_CALC_HAVE_MULTI : 0u;
+        break;
+    }
+}
+
+/* The counter ids of a type 2 or 6 block (at most COOK_COLS). */
+static uint32_t list_ids(const pcq_block *b, uint32_t *list)
+{
+    uint32_t j;
+    for (j = 0; j < b->num_counters; j++)
+        list[j] = pcq_block_counter_id(b, j);
+    return b->num_counters;
+}
+
+/* The first position of id in list: the value group_find would find. */
+static uint16_t first_pos(const uint32_t *list, uint32_t n, uint32_t id)
+{
+    uint32_t k;
+    for (k = 0; k < n; k++)
+        if (list[k] == id)
+            return (uint16_t)k;
+    return NO_POS;
+}
+
+static int same_list(int have, pcq_bytes a, pcq_bytes b)
+{
+    return have && a.len == b.len && (a.ptr == b.ptr || memcmp(a.ptr, b.ptr, a.len) == 0);
+}
+
+/* The counter-info entry of counter id (the hint index first: values usually
+ * come in the order of the counterset). 1 found, 0 not. */
+static int find_reg(const pcq_counterset_info *info, uint32_t id, uint32_t hint,
+                    pcq_counter_reg *r, uint32_t *index)
+{
+    uint32_t i;
+    if (hint < info->set.num_counters && pcq_counterset_counter(info, hint, r) == PCQ_OK &&
+        r->counter_id == id) {
+        *index = hint;
+        return 1;
+    }
+    for (i = 0; i < info->set.num_counters; i++)
+        if (pcq_counterset_counter(info, i, r) == PCQ_OK && r->counter_id == id) {
+            *index = i;
+            return 1;
+        }
+    return 0;
+}
+
+/* The columns of block b's counter list (the older list is made anew). */
+static void columns_make(colset *cs, const pcq_counterset_info *info, const pcq_block *b)
+{
+    uint32_t list[COOK_COLS], j, k, n = list_ids(b, list);
+    pcq_counter_reg r;
+    for (j = 0; j < n; j++) {
+        ccol *col = &cs->col[j];
+        memset(col, 0, sizeof *col);
+        col->id = list[j];
+        col->found = (uint8_t)find_reg(info, list[j], j, &r, &col->index);
+        if (!col->found)
+            continue;                 /* an error once a value gets here */
+        col->t = pcq_calc_type_info(r.type);
+        col->type = r.type;
+        col->attrib = r.attrib;
+        col->scale = r.default_scale;
+        col->need = col->t != NULL ? col->t->needs : 0;
+        if (r.type == 0x20670500u)    /* PRECISION_OBJECT_TIMER: PerfTimeId, else the base */
+            col->need |= PCQ_CALC_NEEDS_BASE;
+        col->rid[0] = r.base_counter_id;
+        col->rid[1] = r.perf_time_id;
+        col->rid[2] = r.perf_freq_id;
+        col->rid[3] = r.multi_id;
+        for (k = 0; k < NREL; k++)
+            col->rel[k] = (col->need >> k & 1u) ? first_pos(list, n, col->rid[k]) : NO_POS;
+    }
+    cs->ids = b->counter_ids;
+    cs->n = n;
+    cs->have = 1;
+    cs->ohave = 0;
+}
+
+/* Where each column's counter and its related counters sit in the older
+ * sample's block ob. */
+static void columns_older(colset *cs, const pcq_block *ob)
+{
+    uint32_t list[COOK_COLS], j, k, n = list_ids(ob, list);
+    for (j = 0; j < cs->n; j++) {
+        ccol *col = &cs->col[j];
+        col->opos = first_pos(list, n, col->id);
+        for (k = 0; k < NREL; k++)
+            col->orel[k] = (col->need >> k & 1u) ? first_pos(list, n, col->rid[k]) : NO_POS;
+    }
+    cs->oids = ob->counter_ids;
+    cs->ohave = 1;
+}
 
 /* A related counter of g's instance in sample d: first in g itself, then (when
  * the sample has single-counter blocks) in any group of the same instance. */
@@ -790,62 +968,30 @@ static int fill_sample(const cook_ctx *c, const pcq_data *d, int loose, const cg
                        const pcq_counter_reg *r, const pcq_value *v, pcq_calc_sample *s)
 {
     const pcq_calc_type *t = pcq_calc_type_info(r->type);
-    unsigned need = t != NULL ? t->needs : 0;
+    const uint32_t rid[NREL] = {r->base_counter_id, r->perf_time_id, r->perf_freq_id,
+                                r->multi_id};
+    unsigned need = t != NULL ? t->needs : 0, k;
     pcq_value rv;
+    cval x;
     int rc;
 
     memset(s, 0, sizeof *s);
-    s->value = v->u64;
-    s->value_size = v->is_int ? (uint8_t)v->data_size : 0xFFu;   /* 0xFF: not 4 or 8 */
+    to_cval(v, &x);
+    s->value = x.u64;
+    s->value_size = x.size;
     s->time = d->perf_time_stamp;
     s->time_100ns = d->perf_time_100nsec;
     s->freq = d->perf_freq;
     if (r->type == 0x20670500u)       /* PRECISION_OBJECT_TIMER: PerfTimeId, else the base */
         need |= PCQ_CALC_NEEDS_BASE;
-    if ((need & PCQ_CALC_NEEDS_BASE) &&
-        (rc = find_related(c, d, loose, g, r->base_counter_id, &rv)) != 0) {
-        if (rc < 0) return rc;
-        s->base = rv.u64;
-        s->base_size = rv.is_int ? (uint8_t)rv.data_size : 0xFFu;
-        s->have |= PCQ_CALC_HAVE_BASE;
+    for (k = 0; k < NREL; k++) {
+        if (!(need >> k & 1u) || (rc = find_related(c, d, loose, g, rid[k], &rv)) == 0)
+            continue;
+        if (rc < 0)
+            return rc;
+        to_cval(&rv, &x);
+        set_related(s, k, &x);
     }
-    if ((need & PCQ_CALC_NEEDS_TIME) &&
-        (rc = find_related(c, d, loose, g, r->perf_time_id, &rv)) != 0) {
-        if (rc < 0) return rc;
-        s->obj_time = rv.u64;
-        s->have |= rv.is_int ? PCQ_CALC_HAVE_TIME : 0u;
-    }
-    if ((need & PCQ_CALC_NEEDS_FREQ) &&
-        (rc = find_related(c, d, loose, g, r->perf_freq_id, &rv)) != 0) {
-        if (rc < 0) return rc;
-        s->obj_freq = rv.u64;
-        s->have |= rv.is_int ? PCQ_CALC_HAVE_FREQ : 0u;
-    }
-    if ((need & PCQ_CALC_NEEDS_MULTI) &&
-        (rc = find_related(c, d, loose, g, r->multi_id, &rv)) != 0) {
-        if (rc < 0) return rc;
-        s->multi = rv.u64;
-        s->have |= rv.is_int ? PCQ_CALC_HAVE_MULTI : 0u;
-    }
-    return 0;
-}
-
-/* The counter-info entry of counter id (the hint index first: values usually
- * come in the order of the counterset). 1 found, 0 not. */
-static int find_reg(const pcq_counterset_info *info, uint32_t id, uint32_t hint,
-                    pcq_counter_reg *r, uint32_t *index)
-{
-    uint32_t i;
-    if (hint < info->set.num_counters && pcq_counterset_counter(info, hint, r) == PCQ_OK &&
-        r->counter_id == id) {
-        *index = hint;
-        return 1;
-    }
-    for (i = 0; i < info->set.num_counters; i++)
-        if (pcq_counterset_counter(info, i, r) == PCQ_OK && r->counter_id == id) {
-            *index = i;
-            return 1;
-        }
     return 0;
 }
 
@@ -857,7 +1003,21 @@ static size_t id_offset(const pcq_data *d, const cgroup *g, uint32_t j)
     return g->blk.offset;
 }
 
-/* One row per value of group g; og: the matching older group or NULL. */
+/* A row's fields that come from its group and value. */
+static void row_start(pcq_calc_row *row, const cgroup *g, uint32_t id, size_t offset)
+{
+    memset(row, 0, sizeof *row);
+    row->counter_id = id;
+    row->instance_id = g->instance_id;
+    row->has_instance = g->has_instance;
+    row->instance = g->name;
+    row->block_index = g->block_index;
+    row->instance_offset = g->inst_offset;
+    row->offset = offset;
+}
+
+/* One row per value of group g; og: the matching older group or NULL. The
+ * general path: every lookup is a scan (blocks of type 1 and 4, long lists). */
 static int cook_group(cook_ctx *c, const cgroup *g, const cgroup *og, pcq_calc_row *rows,
                       size_t *n)
 {
@@ -881,22 +1041,226 @@ static int cook_group(cook_ctx *c, const cgroup *g, const cgroup *og, pcq_calc_r
             return rc;
         if (have_old && (rc = fill_sample(c, c->older, c->loose_old, og, &r, &oval, &os)) < 0)
             return rc;
-        memset(row, 0, sizeof *row);
-        row->counter_id = id;
+        row_start(row, g, id, val.offset);
         row->type = r.type;
-        row->instance_id = g->instance_id;
-        row->has_instance = g->has_instance;
-        row->instance = g->name;
         row->info_index = index;
         row->attrib = r.attrib;
-        row->block_index = g->block_index;
-        row->instance_offset = g->inst_offset;
-        row->offset = val.offset;
         row->status = pcq_calc_value(r.type, r.default_scale, have_old ? &os : NULL, &ns,
                                      c->flags, &row->value, &row->notes);
         (*n)++;
     }
     return rc;
+}
+
+/* The values of group g (n at most) into v through the iterator: *m of them,
+ * then how the walk ended (*rc: 0, or the iterator's error at value *m). */
+static void read_iter(const pcq_data *d, const cgroup *g, uint32_t n, cval *v, uint32_t *m,
+                      int *rc)
+{
+    gvit it;
+    pcq_value x;
+    uint32_t id;
+    gv_begin(d, g, &it);
+    *m = 0;
+    while ((*rc = gv_next(&it, g, &id, &x)) == 1) {
+        if (*m == n) {                /* cannot be: the iterator counts n values */
+            *rc = 0;
+            break;
+        }
+        to_cval(&x, &v[(*m)++]);
+    }
+}
+
+static uint32_t le32(const uint8_t *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+/* _PERF_COUNTER_DATA (§2.2.4.9): dwDataSize, dwSize (>= 8, covers the
+ * structure and its value), then the value. */
+enum { CD_DATA_SIZE = 0, CD_SIZE = 4, CD_HEADER = 8 };
+
+/* Values 1..n-1 of group g in place, after the first (x, from the iterator):
+ * each value starts where the previous one's dwSize ends, the chain the
+ * iterator follows. 1 when every one passes the decoder's checks inside the
+ * block (the walk that found g has just made them), else 0. */
+static int read_in_place(const pcq_data *d, const cgroup *g, uint32_t n, const pcq_value *x,
+                         cval *v)
+{
+    const uint8_t *b = d->buf;
+    size_t at = x->offset + x->size, end = g->blk.offset + g->blk.size;
+    uint32_t j, ds, sz;
+    if (end < g->blk.offset || end > d->buf_len || at < x->offset)
+        return 0;
+    for (j = 1; j < n; j++) {
+        if (at > end || end - at < CD_HEADER)
+            return 0;
+        ds = le32(b + at + CD_DATA_SIZE);
+        sz = le32(b + at + CD_SIZE);
+        if (sz < CD_HEADER || sz > end - at || ds > sz - CD_HEADER)
+            return 0;
+        v[j].u64 = ds == 4 ? le32(b + at + CD_HEADER)
+                 : ds == 8 ? le32(b + at + CD_HEADER) | (uint64_t)le32(b + at + 12) << 32 : 0;
+        v[j].size = ds == 4 || ds == 8 ? (uint8_t)ds : 0xFFu;
+        v[j].offset = at;
+        at += sz;
+    }
+    /* Block values end with the block (IT_EXACT): 8 bytes more are an error. */
+    return g->blk.type != PCQ_PERF_MULTI_COUNTERS || end - at < 8;
+}
+
+/* The values of group g (n at most) into v: *m of them, then how the walk
+ * ended (*rc), as read_iter says. The first value comes from the iterator,
+ * the rest are read in place; anything unexpected reads them all again
+ * through the iterator, which then says what is wrong. */
+static void read_group(const pcq_data *d, const cgroup *g, uint32_t n, cval *v, uint32_t *m,
+                       int *rc)
+{
+    pcq_iter it;
+    pcq_value x;
+    if (n > 0 && (g->blk.type == PCQ_PERF_MULTI_COUNTERS || g->blk.type == PCQ_PERF_COUNTERSET)) {
+        if (g->blk.type == PCQ_PERF_MULTI_COUNTERS)
+            pcq_block_values(d, &g->blk, &it);
+        else
+            pcq_instance_values(d, &g->inst, &it);
+        if (pcq_values_next(&it, &x) == 1 && read_in_place(d, g, n, &x, v)) {
+            to_cval(&x, &v[0]);
+            *m = n;
+            *rc = 0;
+            return;
+        }
+    }
+    read_iter(d, g, n, v, m, rc);
+}
+
+/* The value at position p of a group read as above, as group_find would meet
+ * it scanning from the first value: 1 (*out set), 0 absent, or the error the
+ * walk ran into before getting there. */
+static int at_pos(const cval *v, uint32_t m, int rc, uint16_t p, const cval **out)
+{
+    if (p != NO_POS && p < m) {
+        *out = &v[p];
+        return 1;
+    }
+    return rc < 0 ? rc : 0;
+}
+
+/* One group of one sample, read once: its values and how the walk ended. */
+typedef struct cread {
+    const pcq_data *d;
+    const cgroup *g;
+    int loose;
+    cval v[COOK_COLS];
+    uint32_t m;
+    int rc;
+} cread;
+
+/* The sample of value x of sample r, without related values. */
+static void col_value(const cread *r, const cval *x, pcq_calc_sample *s)
+{
+    memset(s, 0, sizeof *s);
+    s->value = x->u64;
+    s->value_size = x->size;
+    s->time = r->d->perf_time_stamp;
+    s->time_100ns = r->d->perf_time_100nsec;
+    s->freq = r->d->perf_freq;
+}
+
+/* The related values column col needs, into s: at positions rel of group r;
+ * one outside the group is looked for as find_related does when the sample
+ * has blocks of type 1 or 4. */
+static int col_related(const cook_ctx *c, const cread *r, const ccol *col, const uint16_t *rel,
+                       pcq_calc_sample *s)
+{
+    unsigned k;
+    for (k = 0; k < NREL; k++) {
+        const cval *y = NULL;
+        pcq_value pv;
+        cval tmp;
+        int rc;
+        if (!(col->need >> k & 1u))
+            continue;
+        rc = at_pos(r->v, r->m, r->rc, rel[k], &y);
+        if (rc == 0 && r->loose && (rc = find_related(c, r->d, 1, r->g, col->rid[k], &pv)) == 1) {
+            to_cval(&pv, &tmp);
+            y = &tmp;
+        }
+        if (rc < 0)
+            return rc;
+        if (rc == 1)
+            set_related(s, k, y);
+    }
+    return 0;
+}
+
+/* cook_group by columns: each instance's values are read once per sample
+ * and every lookup is an index into them. Same rows, statuses and errors. */
+static int cook_columns(cook_ctx *c, const cgroup *g, const cgroup *og, pcq_calc_row *rows,
+                        size_t *n)
+{
+    cread nr, orr;
+    pcq_calc_sample ns, os;
+    pcq_calc_row tmpl;
+    uint32_t j;
+    int rc;
+
+    nr.d = c->newer;
+    nr.g = g;
+    nr.loose = c->loose_new;
+    read_group(c->newer, g, g->blk.num_counters, nr.v, &nr.m, &nr.rc);
+    if (og != NULL) {
+        orr.d = c->older;
+        orr.g = og;
+        orr.loose = c->loose_old;
+        read_group(c->older, og, og->blk.num_counters, orr.v, &orr.m, &orr.rc);
+    }
+    row_start(&tmpl, g, 0, 0);
+    for (j = 0; j < nr.m; j++) {
+        const ccol *col = &c->cols.col[j];
+        const cval *ox = NULL;
+        pcq_calc_row *row = &rows[*n];
+        int have_old = 0;
+        if (!col->found)
+            return cook_fail(c->err, PCQ_ERR_INVALID_ARG, id_offset(c->newer, g, j),
+                             "counter id not in the counterset-info");
+        col_value(&nr, &nr.v[j], &ns);
+        if (col->need != 0 && (rc = col_related(c, &nr, col, col->rel, &ns)) < 0)
+            return rc;
+        if (og != NULL && (have_old = at_pos(orr.v, orr.m, orr.rc, col->opos, &ox)) < 0)
+            return have_old;
+        if (have_old) {
+            col_value(&orr, ox, &os);
+            if (col->need != 0 && (rc = col_related(c, &orr, col, col->orel, &os)) < 0)
+                return rc;
+        }
+        *row = tmpl;
+        row->counter_id = col->id;
+        row->offset = nr.v[j].offset;
+        row->type = col->type;
+        row->info_index = col->index;
+        row->attrib = col->attrib;
+        row->status = calc_eval(col->t, col->scale, have_old ? &os : NULL, &ns, c->flags,
+                                &row->value, &row->notes);
+        (*n)++;
+    }
+    return nr.rc;
+}
+
+/* Cooks group g: by columns when its list (and og's) fits, making the
+ * columns when the list is not the one of the previous group. */
+static int cook_any(cook_ctx *c, const cgroup *g, const cgroup *og, pcq_calc_row *rows,
+                    size_t *n)
+{
+    colset *cs = &c->cols;
+    int listed = g->blk.type == PCQ_PERF_MULTI_COUNTERS || g->blk.type == PCQ_PERF_COUNTERSET;
+    if (!listed || g->blk.num_counters > COOK_COLS ||
+        (og != NULL && (og->blk.type != g->blk.type || og->blk.num_counters > COOK_COLS)))
+        return cook_group(c, g, og, rows, n);
+    if (!same_list(cs->have, cs->ids, g->blk.counter_ids))
+        columns_make(cs, c->info, &g->blk);
+    if (og != NULL && !same_list(cs->ohave, cs->oids, og->blk.counter_ids))
+        columns_older(cs, &og->blk);
+    return cook_columns(c, g, og, rows, n);
 }
 
 /* The first row of each group leads it; groups are runs of rows with the
@@ -923,38 +1287,89 @@ static int same_name(const pcq_calc_row *a, const pcq_calc_row *b)
            memcmp(a->instance.ptr, b->instance.ptr, n) == 0;
 }
 
+/* The pair rule of name#n: of two leaders of the same name, the one with the
+ * larger InstanceId (equal ids: the later one) counts the other. */
+static void count_pair(pcq_calc_row *earlier, pcq_calc_row *later)
+{
+    if (later->instance_id < earlier->instance_id)
+        earlier->dup_index++;
+    else
+        later->dup_index++;
+}
+
+/* name#n by comparing every pair of leaders: O(groups^2 / 2). Only for row
+ * counts the hashed numbering cannot index (never from a real buffer). */
+static void number_pairwise(pcq_calc_row *rows, size_t n)
+{
+    size_t i, k;
+    for (i = 0; i < n; i++) {
+        if (!leads(rows, i) || !rows[i].has_instance)
+            continue;
+        for (k = i + 1; k < n; k++)
+            if (leads(rows, k) && same_name(&rows[i], &rows[k]))
+                count_pair(&rows[i], &rows[k]);
+    }
+}
+
+/* 64-bit mix of a leader's first counter id and name bytes. */
+static uint32_t name_hash(const pcq_calc_row *r)
+{
+    const uint8_t *p = r->instance.ptr;
+    size_t n = r->instance.len, i;
+    uint64_t h = 0x9E3779B97F4A7C15u ^ r->counter_id, w;
+    for (i = 0; i + 8 <= n; i += 8) {
+        memcpy(&w, p + i, 8);         /* host order: the hash only sorts into buckets */
+        h = (h ^ w) * 0xFF51AFD7ED558CCDu;
+        h ^= h >> 32;
+    }
+    for (w = 0; i < n; i++)
+        w = w << 8 | p[i];
+    h = (h ^ w ^ (uint64_t)n << 56) * 0xC4CEB9FE1A85EC53u;
+    return (uint32_t)(h >> 32);
+}
+
+/* Chains leaders by hash into as many buckets as there are rows and
+ * compares only within a chain (n < 2^31 - 1). While it runs, three fields
+ * that are 0 in every instance row hold the table: a row's instances_used
+ * is the head of bucket <row> (leader index + 1), a leader's aggregate_func
+ * its hash and is_aggregate the next leader of its bucket. */
+static void number_hashed(pcq_calc_row *rows, size_t n)
+{
+    size_t i, k;
+    for (i = 0; i < n; i++) {
+        uint32_t h, b;
+        if (!leads(rows, i) || !rows[i].has_instance)
+            continue;
+        h = name_hash(&rows[i]);
+        b = (uint32_t)(((uint64_t)h * n) >> 32);
+        for (k = rows[b].instances_used; k != 0; k = (size_t)rows[k - 1].is_aggregate)
+            if (rows[k - 1].aggregate_func == h && same_name(&rows[k - 1], &rows[i]))
+                count_pair(&rows[k - 1], &rows[i]);
+        rows[i].aggregate_func = h;
+        rows[i].is_aggregate = (int)rows[b].instances_used;
+        rows[b].instances_used = (uint32_t)(i + 1);
+    }
+}
+
 /* "name#n": n counts the groups of the same name ordered before this one by
  * (InstanceId, position), so the numbering does not depend on the order
- * the server happened to list instances in. No memory of its own: while it
- * runs, a leader's instances_used (unused in instance rows) holds its group's
- * length, to hop from leader to leader. O(groups^2 / 2) compares of rows. */
+ * the server happened to list instances in. Only leaders of the same name
+ * are compared (hashed: O(groups) when names are unique); no memory of its
+ * own. Then every row of a group takes its leader's n, and the fields the
+ * table borrowed are 0 again. */
 static void number_duplicates(pcq_calc_row *rows, size_t n)
 {
-    size_t i, k, e, li, lk;
-    for (i = 0; i < n; i = e) {
-        for (e = i + 1; e < n && !leads(rows, e); e++) {}
-        rows[i].instances_used = (uint32_t)(e - i);
-        rows[i].dup_index = 0;
-    }
-    for (i = 0; i < n; i += li) {
-        li = rows[i].instances_used;
-        if (!rows[i].has_instance)
-            continue;
-        for (k = i + li; k < n; k += lk) {
-            lk = rows[k].instances_used;
-            if (!same_name(&rows[i], &rows[k]))
-                continue;
-            if (rows[k].instance_id < rows[i].instance_id)
-                rows[i].dup_index++;
-            else
-                rows[k].dup_index++;     /* equal ids: the earlier one comes first */
-        }
-    }
-    for (i = 0; i < n; i += li) {
-        li = rows[i].instances_used;
+    size_t i;
+    if (n < 0x7FFFFFFFu)
+        number_hashed(rows, n);
+    else
+        number_pairwise(rows, n);     /* a link would not fit in is_aggregate */
+    for (i = 0; i < n; i++) {
         rows[i].instances_used = 0;
-        for (k = i + 1; k < i + li; k++)
-            rows[k].dup_index = rows[i].dup_index;
+        rows[i].aggregate_func = 0;
+        rows[i].is_aggregate = 0;
+        if (!leads(rows, i))
+            rows[i].dup_index = rows[i - 1].dup_index;
     }
 }
 
@@ -1010,45 +1425,79 @@ static void aggregate_row(const pcq_calc_row *rows, size_t n, uint32_t i,
         out->value = acc == 0.0 ? 0.0 : acc;
 }
 
-/* Rows the newer sample needs: one per value, plus the aggregates. */
-static int count_rows(cook_ctx *c, size_t *need)
+/* The values of a block of instances, walking them (for headers whose counts
+ * cannot be right: the walk meets the error gwalk_next would). */
+static int walk_rows(const pcq_data *d, const pcq_block *b, size_t *rows, pcq_error *err)
 {
-    gwalk w;
-    cgroup g;
-    pcq_counter_reg r;
-    uint32_t i;
+    pcq_iter it;
+    pcq_data_instance inst;
     int rc;
-    *need = 0;
-    gwalk_begin(&w, c->newer, c->ids, c->n_ids, c->multi_set, c->info);
-    while ((rc = gwalk_next(&w, &g, c->err)) == 1) {
-        if (g.blk.type == PCQ_PERF_MULTI_COUNTERS)
-            *need += g.blk.num_counters;
-        else if (g.blk.type == PCQ_PERF_COUNTERSET)
-            *need += g.inst.num_values;
-        else {
-            *need += 1;
-            c->loose_new = 1;
-        }
-    }
-    if (rc < 0)
-        return rc;
-    if (aggregates(c->info))
-        for (i = 0; i < c->info->set.num_counters; i++)
-            if (pcq_counterset_counter(c->info, i, &r) == PCQ_OK && aggregate_counter(&r))
-                (*need)++;
-    return PCQ_OK;
+    pcq_block_instances(d, b, &it);
+    while ((rc = pcq_instances_of_block_next(&it, &inst)) == 1)
+        *rows += inst.num_values;
+    if (rc < 0 && err != NULL)
+        *err = it.err;
+    return rc;
 }
 
-/* Whether the older sample has single-counter blocks (and that it walks). */
-static int scan_older(cook_ctx *c)
+/* Whether block i of w's sample has a counter: an identifier, or counter i. */
+static int block_has_counter(const gwalk *w, uint32_t i)
+{
+    uint32_t id;
+    return ident_for_block(w, i) != NULL || counter_for_block(w, i, &id);
+}
+
+/* Rows of block b (index i) of w's sample, from its headers alone: a block of
+ * instances holds instances x values-per-instance values (every value takes
+ * 8 bytes or more, so a count beyond size / 8 is walked instead). Whether it
+ * holds groups of type 1 or 4 goes to *loose; a block without a counter fails
+ * as gwalk_next fails on its first group. */
+static int block_rows(const gwalk *w, const pcq_block *b, uint32_t i, size_t *rows, int *loose,
+                      pcq_error *err)
+{
+    uint32_t per = b->type == PCQ_PERF_COUNTERSET ? b->num_counters : 1;
+    switch (b->type) {
+    case PCQ_PERF_SINGLE_COUNTER:
+        if (!block_has_counter(w, i))
+            return cook_fail(err, PCQ_ERR_INVALID_ARG, b->offset,
+                             "PERF_SINGLE_COUNTER block without an identifier");
+        *loose = 1;
+        *rows += 1;
+        return 0;
+    case PCQ_PERF_MULTI_COUNTERS:
+        *rows += b->num_counters;
+        return 0;
+    case PCQ_PERF_MULTI_INSTANCES:
+    case PCQ_PERF_COUNTERSET:
+        if ((uint64_t)b->num_instances * per > b->size / 8)
+            return walk_rows(w->d, b, rows, err);
+        if (b->type == PCQ_PERF_MULTI_INSTANCES && b->num_instances > 0) {
+            if (!block_has_counter(w, i))
+                return cook_fail(err, PCQ_ERR_INVALID_ARG, b->offset,
+                                 "PERF_MULTI_INSTANCES block without an identifier");
+            *loose = 1;
+        }
+        *rows += (size_t)b->num_instances * per;
+        return 0;
+    default:
+        return 0;                     /* PERF_ERROR_RETURN: no value to cook */
+    }
+}
+
+/* Rows of sample d (one per value) and whether it has groups of type 1 or 4,
+ * block by block: the headers say it without walking the values. */
+static int scan_blocks(const cook_ctx *c, const pcq_data *d, size_t *rows, int *loose)
 {
     gwalk w;
-    cgroup g;
+    pcq_block b;
+    uint32_t i = 0;
     int rc;
-    gwalk_begin(&w, c->older, c->ids, c->n_ids, c->multi_set, c->info);
-    while ((rc = gwalk_next(&w, &g, c->err)) == 1)
-        if (g.blk.type == PCQ_PERF_SINGLE_COUNTER || g.blk.type == PCQ_PERF_MULTI_INSTANCES)
-            c->loose_old = 1;
+    gwalk_begin(&w, d, c->ids, c->n_ids, c->multi_set, c->info);
+    while ((rc = pcq_blocks_next(&w.blocks, &b)) == 1)
+        if ((rc = block_rows(&w, &b, i++, rows, loose, c->err)) < 0)
+            return rc;
+    if (rc < 0 && c->err != NULL)
+        *c->err = w.blocks.err;
     return rc;
 }
 
@@ -1060,7 +1509,7 @@ int pcq_calc_cook(const pcq_counterset_info *info, const pcq_data *older, const 
     gwalk w;
     cgroup g, og;
     pcq_counter_reg r;
-    size_t need = 0, n = 0, ninst;
+    size_t need = 0, n = 0, ninst, old_rows = 0;
     uint32_t i;
     int rc;
 
@@ -1077,13 +1526,17 @@ int pcq_calc_cook(const pcq_counterset_info *info, const pcq_data *older, const 
     c.flags = flags;
     c.err = err;
     *count = 0;
-    if ((rc = count_rows(&c, &need)) < 0)
+    if ((rc = scan_blocks(&c, newer, &need, &c.loose_new)) < 0)
         return rc;
+    if (aggregates(info))
+        for (i = 0; i < info->set.num_counters; i++)
+            if (pcq_counterset_counter(info, i, &r) == PCQ_OK && aggregate_counter(&r))
+                need++;
     *count = need;
     if (need > cap)
         return cook_fail(err, PCQ_ERR_BUFFER_TOO_SMALL, 0, "pcq_calc_row array");
     if (older != NULL) {
-        if ((rc = scan_older(&c)) < 0)
+        if ((rc = scan_blocks(&c, older, &old_rows, &c.loose_old)) < 0)
             return rc;
         gwalk_begin(&c.hint, older, ids, n_ids, c.multi_set, info);
     }
@@ -1092,7 +1545,7 @@ int pcq_calc_cook(const pcq_counterset_info *info, const pcq_data *older, const 
         int found = 0;
         if (older != NULL && (found = match_older(&c, &g, &og)) < 0)
             return found;
-        if ((rc = cook_group(&c, &g, found == 1 ? &og : NULL, rows, &n)) < 0)
+        if ((rc = cook_any(&c, &g, found == 1 ? &og : NULL, rows, &n)) < 0)
             return rc;
     }
     if (rc < 0)
