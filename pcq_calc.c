@@ -751,6 +751,7 @@ typedef struct ccol {
     uint16_t opos, orel[NREL];    /* this id's and the related ids' in the older list */
     uint8_t found;                /* the id is in the counterset-info */
     uint8_t need;                 /* PCQ_CALC_NEEDS_* to look up */
+    uint8_t two;                  /* a two-sample type: the older sample is used */
 } ccol;
 
 typedef struct colset {
@@ -868,6 +869,7 @@ static void columns_make(colset *cs, const pcq_counterset_info *info, const pcq_
         if (!col->found)
             continue;                 /* an error once a value gets here */
         col->t = pcq_calc_type_info(r.type);
+        col->two = (uint8_t)(col->t != NULL && col->t->samples == 2);
         col->type = r.type;
         col->attrib = r.attrib;
         col->scale = r.default_scale;
@@ -1228,6 +1230,9 @@ static int cook_columns(cook_ctx *c, const cgroup *g, const cgroup *og, pcq_calc
             return rc;
         if (og != NULL && (have_old = at_pos(orr.v, orr.m, orr.rc, col->opos, &ox)) < 0)
             return have_old;
+        /* A one-sample type never looks at the older sample: it is built
+         * only to look up its related counters (which may still fail). */
+        have_old = have_old && (col->two || col->need != 0);
         if (have_old) {
             col_value(&orr, ox, &os);
             if (col->need != 0 && (rc = col_related(c, &orr, col, col->orel, &os)) < 0)
@@ -1384,17 +1389,12 @@ static int aggregate_counter(const pcq_counter_reg *r)
     return r->aggregate_func >= 1 && r->aggregate_func <= 4;
 }
 
-/* Combines the computed values (DefaultScale already applied: a positive
- * factor commutes with sum, average, min and max) of the instance rows of
- * counter i whose status is OK. */
-static void aggregate_row(const pcq_calc_row *rows, size_t n, uint32_t i,
-                          const pcq_counter_reg *r, unsigned flags, pcq_calc_row *out)
+/* The aggregate row of counter i, before any instance is added: its value
+ * field holds the running total, min or max, instances_used the count. */
+static void aggregate_begin(uint32_t i, const pcq_counter_reg *r, unsigned flags,
+                            pcq_calc_row *out)
 {
-    size_t k;
-    double acc = 0.0;
-    uint32_t used = 0;
     int st = pcq_calc_value(r->type, 0, NULL, NULL, flags | PCQ_CALC_NOSCALE, NULL, NULL);
-
     memset(out, 0, sizeof *out);
     out->counter_id = r->counter_id;
     out->type = r->type;
@@ -1403,26 +1403,78 @@ static void aggregate_row(const pcq_calc_row *rows, size_t n, uint32_t i,
     out->info_index = i;
     out->attrib = r->attrib;
     out->status = st == PCQ_CALC_NEED_SECOND_SAMPLE ? PCQ_CALC_OK : st;
-    for (k = 0; out->status == PCQ_CALC_OK && k < n; k++) {
-        double v = rows[k].value;
-        if (rows[k].is_aggregate || !rows[k].has_instance || rows[k].info_index != i ||
-            rows[k].status != PCQ_CALC_OK)
-            continue;
-        if (used == 0 || r->aggregate_func <= 2)
-            acc = used == 0 ? v : acc + v;
-        else if (r->aggregate_func == 3 ? v < acc : v > acc)
-            acc = v;
-        used++;
-    }
-    if (out->status == PCQ_CALC_OK && used == 0)
+}
+
+/* Adds one instance's computed value (DefaultScale already applied: a
+ * positive factor commutes with sum, average, min and max). */
+static void aggregate_add(pcq_calc_row *out, double v)
+{
+    if (out->status != PCQ_CALC_OK)
+        return;
+    if (out->instances_used == 0 || out->aggregate_func <= 2)
+        out->value = out->instances_used == 0 ? v : out->value + v;
+    else if (out->aggregate_func == 3 ? v < out->value : v > out->value)
+        out->value = v;
+    out->instances_used++;
+}
+
+static void aggregate_end(pcq_calc_row *out)
+{
+    double acc = out->value;
+    if (out->status == PCQ_CALC_OK && out->instances_used == 0)
         out->status = PCQ_CALC_NO_INSTANCE;
-    if (out->status == PCQ_CALC_OK && r->aggregate_func == 2)
-        acc /= (double)used;
+    if (out->status == PCQ_CALC_OK && out->aggregate_func == 2)
+        acc /= (double)out->instances_used;
     if (out->status == PCQ_CALC_OK && !isfinite(acc))
         out->status = PCQ_CALC_OUT_OF_RANGE;
-    out->instances_used = used;
-    if (out->status == PCQ_CALC_OK)
-        out->value = acc == 0.0 ? 0.0 : acc;
+    out->value = out->status == PCQ_CALC_OK && acc != 0.0 ? acc : 0.0;
+}
+
+/* The aggregate row of counter-info index i among agg[0..na), which are in
+ * counter-info order: the one after the previous (*a) when it is, as
+ * instance rows come in the counterset's order; else by halves. */
+static int aggregate_find(const pcq_calc_row *agg, size_t na, uint32_t i, size_t *a)
+{
+    size_t lo = 0, hi = na;
+    if (*a < na && agg[*a].info_index == i)
+        return 1;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (agg[mid].info_index == i) {
+            *a = mid;
+            return 1;
+        }
+        if (agg[mid].info_index < i)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return 0;
+}
+
+/* Aggregate rows after the n instance rows, one per aggregating counter in
+ * counter-info order, each combining the instance rows of its counter whose
+ * status is OK, in row order: one pass over the rows for all of them. */
+static size_t aggregate_rows(const pcq_counterset_info *info, unsigned flags, pcq_calc_row *rows,
+                             size_t n)
+{
+    pcq_calc_row *agg = rows + n;
+    pcq_counter_reg r;
+    size_t na = 0, k, a = 0;
+    uint32_t i;
+    for (i = 0; i < info->set.num_counters; i++)
+        if (pcq_counterset_counter(info, i, &r) == PCQ_OK && aggregate_counter(&r))
+            aggregate_begin(i, &r, flags, &agg[na++]);
+    for (k = 0; na > 0 && k < n; k++) {
+        if (!rows[k].has_instance || rows[k].status != PCQ_CALC_OK ||
+            !aggregate_find(agg, na, rows[k].info_index, &a))
+            continue;
+        aggregate_add(&agg[a], rows[k].value);
+        a++;
+    }
+    for (a = 0; a < na; a++)
+        aggregate_end(&agg[a]);
+    return na;
 }
 
 /* The values of a block of instances, walking them (for headers whose counts
@@ -1509,7 +1561,7 @@ int pcq_calc_cook(const pcq_counterset_info *info, const pcq_data *older, const 
     gwalk w;
     cgroup g, og;
     pcq_counter_reg r;
-    size_t need = 0, n = 0, ninst, old_rows = 0;
+    size_t need = 0, n = 0, old_rows = 0;
     uint32_t i;
     int rc;
 
@@ -1551,13 +1603,8 @@ int pcq_calc_cook(const pcq_counterset_info *info, const pcq_data *older, const 
     if (rc < 0)
         return rc;
     number_duplicates(rows, n);
-    ninst = n;
     if (aggregates(info))
-        for (i = 0; i < info->set.num_counters; i++)
-            if (pcq_counterset_counter(info, i, &r) == PCQ_OK && aggregate_counter(&r)) {
-                aggregate_row(rows, ninst, i, &r, flags, &rows[n]);
-                n++;
-            }
+        n += aggregate_rows(info, flags, rows, n);
     *count = n;
     return PCQ_OK;
 }
