@@ -704,9 +704,11 @@ int pcq_decode_strings(const void *buf, size_t len, const pcq_opts *opts, pcq_st
         return fail(err, PCQ_ERR_SIZE_TOO_SMALL, 0, "_STRING_BUFFER_HEADER.dwSize");
     if (s.size > len) return fail(err, PCQ_ERR_TRUNCATED, 0, "_STRING_BUFFER_HEADER.dwSize");
     /* §3.1.4.1.2: dwCounters _STRING_COUNTER_HEADER structures MUST follow. */
+    /* Compare counts, never products: dwCounters * 8 wraps a 32-bit size_t. */
     if (s.num_counters > (s.size - SBH_SIZE) / SCH_SIZE)
-        return range_fail(err, len, SBH_SIZE, (size_t)s.num_counters * SCH_SIZE, SBH_COUNTERS,
-                          "_STRING_BUFFER_HEADER.dwCounters");
+        return fail(err, s.num_counters > (len - SBH_SIZE) / SCH_SIZE ? PCQ_ERR_TRUNCATED
+                                                                      : PCQ_ERR_EXCEEDS_CONTAINER,
+                    SBH_COUNTERS, "_STRING_BUFFER_HEADER.dwCounters");
     if (s.num_counters > PCQ_MAX_COUNTERS)
         return fail(err, PCQ_ERR_LIMIT, SBH_COUNTERS, "_STRING_BUFFER_HEADER.dwCounters");
     s.convention = detect_convention(b, s.num_counters);
