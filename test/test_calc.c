@@ -69,6 +69,17 @@ static void test_table(void)
                      "PRECISION 0x%08x is a timer over a base, not a base", (unsigned)t);
     }
     TL_CHECK(n == 38, "34 spec types + 4 winperf.h types, got %zu", n);
+    /* pcq_calc_type_info() searches the table by halves: it must ascend, and
+     * every entry must be found again (the first, the last, the middle). */
+    for (i = 0; (d = pcq_calc_type_at(i)) != NULL; i++) {
+        if (i > 0)
+            TL_CHECK(pcq_calc_type_at(i - 1)->type < d->type, "table ascends at %zu", i);
+        TL_CHECK(pcq_calc_type_info(d->type) == d, "entry %zu (0x%08x) found", i, (unsigned)d->type);
+        TL_CHECK(pcq_calc_type_info(d->type + 1) == NULL || pcq_calc_type_info(d->type + 1)->type ==
+                 d->type + 1, "no false hit after 0x%08x", (unsigned)d->type);
+    }
+    TL_CHECK(pcq_calc_type_info(0xFFFFFFFFu) == NULL && pcq_calc_type_info(0x00000001u) == NULL,
+             "types outside the table");
     TL_CHECK(known == 34, "all 34 spec types known to the codec, got %zu", known);
     TL_CHECK(pcq_calc_type_info(0x40030503u) == NULL, "0x40030503 is not PERF_LARGE_RAW_BASE");
     d = pcq_calc_type_info(0x40030500u);
@@ -1028,6 +1039,511 @@ static void test_cook_single_blocks(void)
              "unknown counter: %s at %zu", pcq_status_name(rc), e.offset);
 }
 
+/* ------------------------------------------------------------------------ */
+/* Cooking: the older sample lists the counters in another order, lacks     */
+/* some or repeats one; instances only in one of the samples                */
+/* ------------------------------------------------------------------------ */
+typedef struct co_inst {
+    const char *name;
+    uint32_t id;
+    uint32_t v[5];             /* the value of counter id k + 1 */
+} co_inst;
+
+static void co_info(wbuf *w)
+{
+    info_begin(w, 5, 2);                                          /* multiple instances */
+    info_counter(w, 1, 0x10410400, 0, 0, 0, 0, 0, 0, 0);          /* COUNTER_COUNTER */
+    info_counter(w, 2, 0x00010000, 0, 0, 0, 0, 0, 0, 0);          /* RAWCOUNT */
+    info_counter(w, 3, 0x40020500, 0, 0, 4, 0, 0, 0, 0);          /* AVERAGE_BULK over 4 */
+    info_counter(w, 4, 0x40030402, 0, 0, 0, 0, 0, 0, 0);          /* AVERAGE_BASE */
+    info_counter(w, 5, 0x00400400, 0, 0, 0, 0, 0, 0, 0);          /* COUNTER_DELTA */
+}
+
+/* One PERF_COUNTERSET block listing ids[0..nids); each instance's values in
+ * that order (counter 3 in 8 bytes). A repeated id carries 1000 more at each
+ * repetition, so the occurrences can be told apart. */
+static void co_data(wbuf *w, uint64_t t, const uint32_t *ids, uint32_t nids, const co_inst *in,
+                    size_t count)
+{
+    size_t b, mi, i;
+    uint32_t j, k, rep;
+    data_begin(w, t, 0, 1000u);
+    b = block_begin(w, 6);
+    multi_counters(w, ids, nids);
+    mi = multi_instances_begin(w);
+    for (i = 0; i < count; i++) {
+        instance(w, in[i].id, in[i].name);
+        for (j = 0; j < nids; j++) {
+            for (k = 0, rep = 0; k < j; k++)
+                rep += ids[k] == ids[j];
+            if (ids[j] == 3)
+                value64(w, in[i].v[2] + 1000u * rep);
+            else
+                value32(w, in[i].v[ids[j] - 1] + 1000u * rep);
+        }
+    }
+    multi_instances_end(w, mi, (uint32_t)count);
+    block_end(w, b);
+    data_end(w, 1);
+}
+
+static void test_cook_counter_order(void)
+{
+    static const uint32_t in_order[5] = {1, 2, 3, 4, 5}, reversed[5] = {5, 4, 3, 2, 1};
+    static const uint32_t fewer[3] = {5, 4, 3}, twice_new[3] = {1, 2, 1}, twice_old[3] = {2, 1, 1};
+    static const co_inst old_in[3] = {
+        {"a", 1, {100, 7, 1000, 50, 10}}, {"b", 2, {0, 3, 0, 0, 0}}, {"gone", 3, {1, 1, 1, 1, 1}}};
+    static const co_inst new_in[3] = {
+        {"a", 1, {700, 9, 1600, 80, 25}}, {"b", 2, {50, 4, 90, 45, 1}}, {"new", 4, {5, 6, 7, 8, 9}}};
+    wbuf wi, wo, wn;
+    pcq_counterset_info info;
+    pcq_data od, nd;
+    pcq_calc_row rows[64];
+    size_t n = 0;
+    int rc;
+
+    co_info(&wi);
+    co_data(&wo, 1000000, reversed, 5, old_in, 3);                /* dT / F = 2000 / 1000 = 2 s */
+    co_data(&wn, 1002000, in_order, 5, new_in, 3);
+    if (decode_info(&wi, &info) || decode_data(&wo, &od) || decode_data(&wn, &nd))
+        return;
+    rc = pcq_calc_cook(&info, &od, &nd, NULL, 0, 0, rows, 64, &n, NULL);
+    /* Rows follow the newer sample: 3 instances x 5; "gone" gets none. */
+    TL_CHECK(rc == PCQ_OK && n == 15, "reversed: %s, %zu rows", pcq_status_name(rc), n);
+    /* The older values travel in the reverse order and are found by id:
+     * a: (700 - 100) / 2 s = 300 /sec; RAWCOUNT 9; AVERAGE_BULK over its base
+     * (1600 - 1000) / (80 - 50) = 20; the base has no value of its own;
+     * COUNTER_DELTA 25 - 10 = 15. */
+    ROW(1, "a", 0, PCQ_CALC_OK, 300.0);
+    ROW(2, "a", 0, PCQ_CALC_OK, 9.0);
+    ROW(3, "a", 0, PCQ_CALC_OK, 20.0);
+    ROW(4, "a", 0, PCQ_CALC_NOT_DISPLAYABLE, 0);
+    ROW(5, "a", 0, PCQ_CALC_OK, 15.0);
+    /* b: 50 / 2 = 25 /sec; 4; 90 / 45 = 2; 1 - 0 = 1. */
+    ROW(1, "b", 0, PCQ_CALC_OK, 25.0);
+    ROW(2, "b", 0, PCQ_CALC_OK, 4.0);
+    ROW(3, "b", 0, PCQ_CALC_OK, 2.0);
+    ROW(5, "b", 0, PCQ_CALC_OK, 1.0);
+    /* "new" is only in the newer sample: RAWCOUNT 6; the others need a second. */
+    ROW(1, "new", 0, PCQ_CALC_NEED_SECOND_SAMPLE, 0);
+    ROW(2, "new", 0, PCQ_CALC_OK, 6.0);
+    ROW(3, "new", 0, PCQ_CALC_NEED_SECOND_SAMPLE, 0);
+    ROW(5, "new", 0, PCQ_CALC_NEED_SECOND_SAMPLE, 0);
+    TL_CHECK(row_of(rows, n, 2, "gone", 0, 0) == NULL, "an instance only in the older sample");
+
+    /* The older sample lacks counters 1 and 2 (and "gone"): a's rate needs a
+     * second sample; RAWCOUNT 9 needs none; 3 and its base are still there: 20. */
+    co_data(&wo, 1000000, fewer, 3, old_in, 2);
+    if (decode_data(&wo, &od))
+        return;
+    rc = pcq_calc_cook(&info, &od, &nd, NULL, 0, 0, rows, 64, &n, NULL);
+    TL_CHECK(rc == PCQ_OK && n == 15, "fewer: %s, %zu rows", pcq_status_name(rc), n);
+    ROW(1, "a", 0, PCQ_CALC_NEED_SECOND_SAMPLE, 0);
+    ROW(2, "a", 0, PCQ_CALC_OK, 9.0);
+    ROW(3, "a", 0, PCQ_CALC_OK, 20.0);
+    ROW(5, "a", 0, PCQ_CALC_OK, 15.0);
+    ROW(1, "b", 0, PCQ_CALC_NEED_SECOND_SAMPLE, 0);
+
+    /* Counter 1 listed twice: newer {1, 2, 1}, older {2, 1, 1}. Each value is
+     * compared with the first counter 1 of the older instance, as a scan from
+     * the start finds it: a: 700 and 1700 against 100: (700 - 100) / 2 = 300,
+     * (1700 - 100) / 2 = 800 /sec; b: 50 and 1050 against 0: 25 and 525. The
+     * second 1 is not counter 3 (index 2 of the info): its info_index is 0. */
+    co_data(&wo, 1000000, twice_old, 3, old_in, 2);
+    co_data(&wn, 1002000, twice_new, 3, new_in, 2);
+    if (decode_data(&wo, &od) || decode_data(&wn, &nd))
+        return;
+    rc = pcq_calc_cook(&info, &od, &nd, NULL, 0, 0, rows, 64, &n, NULL);
+    TL_CHECK(rc == PCQ_OK && n == 6, "twice: %s, %zu rows", pcq_status_name(rc), n);
+    if (n == 6) {
+        TL_CHECK(rows[0].status == PCQ_CALC_OK && near(rows[0].value, 300.0), "a, first 1: %g",
+                 rows[0].value);
+        TL_CHECK(rows[1].counter_id == 2 && near(rows[1].value, 9.0), "a, 2: %g", rows[1].value);
+        TL_CHECK(rows[2].status == PCQ_CALC_OK && near(rows[2].value, 800.0) &&
+                 rows[2].info_index == 0, "a, second 1: %g (info %u)", rows[2].value,
+                 (unsigned)rows[2].info_index);
+        TL_CHECK(near(rows[3].value, 25.0) && near(rows[5].value, 525.0), "b: %g %g",
+                 rows[3].value, rows[5].value);
+    }
+}
+
+/* ------------------------------------------------------------------------ */
+/* Cooking: a related counter outside the group (in a block of type 1 or 4   */
+/* of the same instance) and a list longer than the cook's columns          */
+/* ------------------------------------------------------------------------ */
+static void loose_single(wbuf *w, uint64_t t, uint64_t n1, uint32_t b2, int with_base)
+{
+    static const uint32_t one[1] = {1};
+    size_t b;
+    data_begin(w, t, 0, 1000u);
+    b = block_begin(w, 2);                                        /* counter 1 */
+    multi_counters(w, one, 1);
+    value64(w, n1);
+    block_end(w, b);
+    if (with_base) {
+        b = block_begin(w, 1);                                    /* block 1: counter 2 */
+        value32(w, b2);
+        block_end(w, b);
+    }
+    data_end(w, with_base ? 2 : 1);
+}
+
+/* Counter 1 of "x" (7) and "y" (8) in a PERF_COUNTERSET block; their base,
+ * counter 2, in a PERF_MULTI_INSTANCES block listing "y" first. */
+static void loose_multi(wbuf *w, uint64_t t, uint64_t nx, uint64_t ny, uint32_t bx, uint32_t by)
+{
+    static const uint32_t one[1] = {1};
+    size_t b, mi;
+    data_begin(w, t, 0, 1000u);
+    b = block_begin(w, 6);
+    multi_counters(w, one, 1);
+    mi = multi_instances_begin(w);
+    instance(w, 7, "x");
+    value64(w, nx);
+    instance(w, 8, "y");
+    value64(w, ny);
+    multi_instances_end(w, mi, 2);
+    block_end(w, b);
+    b = block_begin(w, 4);
+    mi = multi_instances_begin(w);
+    instance(w, 8, "y");
+    value32(w, by);
+    instance(w, 7, "x");
+    value32(w, bx);
+    multi_instances_end(w, mi, 2);
+    block_end(w, b);
+    data_end(w, 2);
+}
+
+static void test_cook_related_elsewhere(void)
+{
+    wbuf wi, wo, wn;
+    pcq_counterset_info info;
+    pcq_data od, nd;
+    pcq_calc_row rows[8];
+    pcq_identifier ids[1];
+    size_t n = 0;
+    int rc;
+
+    info_begin(&wi, 2, 0);                                        /* single instance */
+    info_counter(&wi, 1, 0x40020500, 0, 0, 2, 0, 0, 0, 0);        /* AVERAGE_BULK over 2 */
+    info_counter(&wi, 2, 0x40030402, 0, 0, 0, 0, 0, 0, 0);        /* AVERAGE_BASE */
+    loose_single(&wo, 1000, 1000, 100, 1);
+    loose_single(&wn, 2000, 1600, 130, 1);
+    if (decode_info(&wi, &info) || decode_data(&wo, &od) || decode_data(&wn, &nd))
+        return;
+    /* Without identifiers block 1 holds counter 2 of the info. The base is
+     * not in counter 1's block: it is found in block 1 of each sample:
+     * (1600 - 1000) / (130 - 100) = 20. */
+    rc = pcq_calc_cook(&info, &od, &nd, NULL, 0, 0, rows, 8, &n, NULL);
+    TL_CHECK(rc == PCQ_OK && n == 2, "single: %s, %zu rows", pcq_status_name(rc), n);
+    ROW(1, NULL, 0, PCQ_CALC_OK, 20.0);
+    ROW(2, NULL, 0, PCQ_CALC_NOT_DISPLAYABLE, 0);
+    /* The same through an identifier naming block 1. */
+    memset(ids, 0, sizeof ids);
+    ids[0].counter_id = 2;
+    ids[0].index = 1;
+    rc = pcq_calc_cook(&info, &od, &nd, ids, 1, 0, rows, 8, &n, NULL);
+    TL_CHECK(rc == PCQ_OK && n == 2, "single with ids: %s, %zu rows", pcq_status_name(rc), n);
+    ROW(1, NULL, 0, PCQ_CALC_OK, 20.0);
+    /* An older sample without block 1 has no base for counter 1. */
+    loose_single(&wo, 1000, 1000, 100, 0);
+    if (decode_data(&wo, &od))
+        return;
+    rc = pcq_calc_cook(&info, &od, &nd, NULL, 0, 0, rows, 8, &n, NULL);
+    TL_CHECK(rc == PCQ_OK && n == 2, "no older base: %s, %zu rows", pcq_status_name(rc), n);
+    ROW(1, NULL, 0, PCQ_CALC_MISSING_RELATED, 0);
+
+    /* Multiple instances: each instance's base is the PERF_MULTI_INSTANCES
+     * value of the same (InstanceId, name), whatever its position:
+     * x (1600 - 1000) / (130 - 100) = 20; y (500 - 0) / (50 - 0) = 10. */
+    info_begin(&wi, 2, 2);
+    info_counter(&wi, 1, 0x40020500, 0, 0, 2, 0, 0, 0, 0);
+    info_counter(&wi, 2, 0x40030402, 0, 0, 0, 0, 0, 0, 0);
+    loose_multi(&wo, 1000, 1000, 0, 100, 0);
+    loose_multi(&wn, 2000, 1600, 500, 130, 50);
+    if (decode_info(&wi, &info) || decode_data(&wo, &od) || decode_data(&wn, &nd))
+        return;
+    rc = pcq_calc_cook(&info, &od, &nd, NULL, 0, 0, rows, 8, &n, NULL);
+    TL_CHECK(rc == PCQ_OK && n == 4, "multi: %s, %zu rows", pcq_status_name(rc), n);
+    ROW(1, "x", 0, PCQ_CALC_OK, 20.0);
+    ROW(1, "y", 0, PCQ_CALC_OK, 10.0);
+    ROW(2, "y", 0, PCQ_CALC_NOT_DISPLAYABLE, 0);
+}
+
+/* 70 counters: more than the cook keeps columns for (the general path).
+ * Id 0 is an AVERAGE_BASE, 68 an AVERAGE_BULK over it, 69 a COUNTER_COUNTER,
+ * the others RAWCOUNT with value k (older) and 2k (newer). */
+enum { LONG_N = 70 };
+
+static void long_data(wbuf *w, uint64_t t, int newer, int reverse)
+{
+    uint32_t ids[LONG_N], j, k;
+    size_t b, mi;
+    for (j = 0; j < LONG_N; j++)
+        ids[j] = reverse ? LONG_N - 1 - j : j;
+    data_begin(w, t, 0, 1000u);
+    b = block_begin(w, 6);
+    multi_counters(w, ids, LONG_N);
+    mi = multi_instances_begin(w);
+    instance(w, 1, "x");
+    for (j = 0; j < LONG_N; j++) {
+        k = ids[j];
+        if (k == 0)
+            value32(w, newer ? 13 : 10);
+        else if (k == 68)
+            value64(w, newer ? 800 : 500);
+        else if (k == 69)
+            value32(w, newer ? 25 : 5);
+        else
+            value32(w, newer ? 2 * k : k);
+    }
+    multi_instances_end(w, mi, 1);
+    block_end(w, b);
+    data_end(w, 1);
+}
+
+static void test_cook_long_list(void)
+{
+    wbuf wi, wo, wn;
+    pcq_counterset_info info;
+    pcq_data od, nd;
+    pcq_calc_row rows[LONG_N];
+    size_t n = 0;
+    uint32_t k;
+    int rc;
+
+    info_begin(&wi, LONG_N, 2);
+    for (k = 0; k < LONG_N; k++)
+        info_counter(&wi, k, k == 0 ? 0x40030402u : k == 68 ? 0x40020500u : k == 69 ? 0x10410400u
+                                                                                  : 0x00010000u,
+                     0, 0, k == 68 ? 0 : 0xFFFFFFFFu, 0, 0, 0, 0);
+    long_data(&wo, 1000000, 0, 1);                                /* older: reverse order */
+    long_data(&wn, 1002000, 1, 0);                                /* 2 s later */
+    if (decode_info(&wi, &info) || decode_data(&wo, &od) || decode_data(&wn, &nd))
+        return;
+    rc = pcq_calc_cook(&info, &od, &nd, NULL, 0, 0, rows, LONG_N, &n, NULL);
+    TL_CHECK(rc == PCQ_OK && n == LONG_N, "long: %s, %zu rows", pcq_status_name(rc), n);
+    /* RAWCOUNT 37: 74; AVERAGE_BULK (800 - 500) / (13 - 10) = 100; the rate
+     * (25 - 5) / 2 s = 10 /sec; the base has no value of its own. */
+    ROW(37, "x", 0, PCQ_CALC_OK, 74.0);
+    ROW(67, "x", 0, PCQ_CALC_OK, 134.0);
+    ROW(68, "x", 0, PCQ_CALC_OK, 100.0);
+    ROW(69, "x", 0, PCQ_CALC_OK, 10.0);
+    ROW(0, "x", 0, PCQ_CALC_NOT_DISPLAYABLE, 0);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Cooking: name#n among many instances                                     */
+/* ------------------------------------------------------------------------ */
+static int named(const pcq_calc_row *r, const char *name)
+{
+    size_t k, len = strlen(name);
+    if (r->instance.len != 2 * len)
+        return 0;
+    for (k = 0; k < len; k++)
+        if (r->instance.ptr[2 * k] != (uint8_t)name[k] || r->instance.ptr[2 * k + 1] != 0)
+            return 0;
+    return 1;
+}
+
+/* Block 0 (counters 1, 2): 30 "svchost" whose InstanceIds fall (1000, 990, ...,
+ * 710), each followed by 5 unique names "p<id>", then 3 "same" with one
+ * InstanceId, 5. Block 1 (counter 2 alone): one more "svchost". */
+static void dup_data(wbuf *w)
+{
+    static const uint32_t ids[2] = {1, 2}, two[1] = {2};
+    char name[16];
+    size_t b, mi;
+    uint32_t i, k, count = 0;
+    data_begin(w, 1000, 0, 1000u);
+    b = block_begin(w, 6);
+    multi_counters(w, ids, 2);
+    mi = multi_instances_begin(w);
+    for (i = 0; i < 30; i++) {
+        instance(w, 1000 - 10 * i, "svchost");
+        value32(w, 1);
+        value32(w, 2);
+        for (k = 0; k < 5; k++) {
+            snprintf(name, sizeof name, "p%u", (unsigned)(100 + 5 * i + k));
+            instance(w, 100 + 5 * i + k, name);
+            value32(w, 1);
+            value32(w, 2);
+        }
+        count += 6;
+    }
+    for (i = 0; i < 3; i++) {
+        instance(w, 5, "same");
+        value32(w, 1);
+        value32(w, 2);
+    }
+    multi_instances_end(w, mi, count + 3);
+    block_end(w, b);
+    b = block_begin(w, 6);
+    multi_counters(w, two, 1);
+    mi = multi_instances_begin(w);
+    instance(w, 1, "svchost");
+    value32(w, 3);
+    multi_instances_end(w, mi, 1);
+    block_end(w, b);
+    data_end(w, 2);
+}
+
+static void test_cook_many_duplicates(void)
+{
+    static pcq_calc_row rows[400];
+    wbuf wi, wn;
+    pcq_counterset_info info;
+    pcq_data nd;
+    size_t n = 0, i, bad = 0, scratch = 0;
+    uint32_t same = 0;
+    int rc;
+
+    info_begin(&wi, 2, 2);
+    info_counter(&wi, 1, 0x00010000, 0, 0, 0, 0, 0, 0, 0);
+    info_counter(&wi, 2, 0x00010000, 0, 0, 0, 0, 0, 0, 0);
+    dup_data(&wn);
+    if (decode_info(&wi, &info) || decode_data(&wn, &nd))
+        return;
+    rc = pcq_calc_cook(&info, NULL, &nd, NULL, 0, 0, rows, 400, &n, NULL);
+    /* (30 + 150 + 3) instances x 2 counters + 1. */
+    TL_CHECK(rc == PCQ_OK && n == 367, "duplicates: %s, %zu rows", pcq_status_name(rc), n);
+    for (i = 0; i < n; i++) {
+        const pcq_calc_row *r = &rows[i];
+        uint32_t want = 0;
+        /* svchost with InstanceId 1000 - 10 i: the 29 - i with smaller ids come
+         * first. "same": equal ids, so by position: 0, 1, 2 (both rows of each).
+         * The svchost of block 1 holds other counters: a name of its own (0). */
+        if (r->block_index == 0 && named(r, "svchost"))
+            want = 29 - (1000 - r->instance_id) / 10;
+        else if (named(r, "same"))
+            want = same++ / 2;
+        if (r->dup_index != want)
+            bad++;
+        if (r->instances_used != 0 || r->is_aggregate != 0 || r->aggregate_func != 0)
+            scratch++;
+    }
+    TL_CHECK(bad == 0, "%zu rows with the wrong name#n", bad);
+    TL_CHECK(scratch == 0, "%zu instance rows keep numbering scratch", scratch);
+    TL_CHECK(n == 367 && rows[0].instance_id == 1000 && rows[0].dup_index == 29 &&
+             rows[1].dup_index == 29 && rows[366].dup_index == 0, "svchost 1000 is svchost#29");
+}
+
+/* ------------------------------------------------------------------------ */
+/* Cooking: rows counted from the block headers; aggregates of counters     */
+/* listed in another order than the info's                                  */
+/* ------------------------------------------------------------------------ */
+static void test_cook_counts_and_aggregate_order(void)
+{
+    static const uint32_t both[2] = {1, 2}, one[1] = {1}, rev[3] = {3, 2, 1};
+    static const char *const names[3] = {"a", "b", "c"};
+    static const uint32_t c1[3] = {5, 7, 6}, c3[3] = {9, 2, 4};
+    wbuf wi, wn;
+    pcq_counterset_info info;
+    pcq_data nd;
+    pcq_calc_row rows[16];
+    size_t n = 0, b, mi, i;
+    pcq_error e;
+    int rc;
+
+    info_begin(&wi, 2, 2);
+    info_counter(&wi, 1, 0x00010000, 0, 0, 0, 0, 0, 0, 0);
+    info_counter(&wi, 2, 0x00010000, 0, 0, 0, 0, 0, 0, 0);
+    /* Block 0: counters 1 and 2, no instance (40 bytes); block 1: a
+     * PERF_MULTI_INSTANCES block without instances (24 bytes), which needs no
+     * identifier; block 2: counters 1 and 2 of 3 instances; block 3: a
+     * PERF_MULTI_COUNTERS block of counter 1. Rows: 0 + 0 + 6 + 1 = 7. */
+    data_begin(&wn, 1000, 0, 1000u);
+    b = block_begin(&wn, 6);
+    multi_counters(&wn, both, 2);
+    mi = multi_instances_begin(&wn);
+    multi_instances_end(&wn, mi, 0);
+    block_end(&wn, b);
+    b = block_begin(&wn, 4);
+    mi = multi_instances_begin(&wn);
+    multi_instances_end(&wn, mi, 0);
+    block_end(&wn, b);
+    b = block_begin(&wn, 6);
+    multi_counters(&wn, both, 2);
+    mi = multi_instances_begin(&wn);
+    for (i = 0; i < 3; i++) {
+        instance(&wn, (uint32_t)i, names[i]);
+        value32(&wn, 10);
+        value32(&wn, 20);
+    }
+    multi_instances_end(&wn, mi, 3);
+    block_end(&wn, b);
+    b = block_begin(&wn, 2);
+    multi_counters(&wn, one, 1);
+    value32(&wn, 30);
+    block_end(&wn, b);
+    data_end(&wn, 4);
+    if (decode_info(&wi, &info) || decode_data(&wn, &nd))
+        return;
+    rc = pcq_calc_cook(&info, NULL, &nd, NULL, 0, 0, NULL, 0, &n, &e);
+    TL_CHECK(rc == PCQ_ERR_BUFFER_TOO_SMALL && n == 7, "counted: %s, %zu", pcq_status_name(rc), n);
+    rc = pcq_calc_cook(&info, NULL, &nd, NULL, 0, 0, rows, 7, &n, &e);
+    TL_CHECK(rc == PCQ_OK && n == 7, "cooked: %s, %zu", pcq_status_name(rc), n);
+    ROW(2, "c", 0, PCQ_CALC_OK, 20.0);
+    ROW(1, NULL, 0, PCQ_CALC_OK, 30.0);
+
+    /* A PERF_MULTI_INSTANCES block with an instance at position 2: without
+     * identifiers it would hold counter 2 of an info that has two (0 and 1).
+     * The error names the block, at 48 + 40 + 24, even when only sizing. */
+    data_begin(&wn, 1000, 0, 1000u);
+    b = block_begin(&wn, 6);
+    multi_counters(&wn, both, 2);
+    mi = multi_instances_begin(&wn);
+    multi_instances_end(&wn, mi, 0);
+    block_end(&wn, b);
+    b = block_begin(&wn, 4);
+    mi = multi_instances_begin(&wn);
+    multi_instances_end(&wn, mi, 0);
+    block_end(&wn, b);
+    b = block_begin(&wn, 4);
+    mi = multi_instances_begin(&wn);
+    instance(&wn, 1, "a");
+    value32(&wn, 1);
+    multi_instances_end(&wn, mi, 1);
+    block_end(&wn, b);
+    data_end(&wn, 3);
+    if (decode_data(&wn, &nd))
+        return;
+    rc = pcq_calc_cook(&info, NULL, &nd, NULL, 0, 0, NULL, 0, &n, &e);
+    TL_CHECK(rc == PCQ_ERR_INVALID_ARG && e.offset == 112, "no counter for block 2: %s at %zu",
+             pcq_status_name(rc), e.offset);
+
+    /* Aggregates (InstanceType 6) come in the info's order although the block
+     * lists 3, 2, 1: counter 1 maximum of 5, 7, 6 = 7; counter 2 none; counter
+     * 3 minimum of 9, 2, 4 = 2. */
+    info_begin(&wi, 3, 6);
+    info_counter(&wi, 1, 0x00010000, 0, 0, 0, 0, 0, 0, 4);
+    info_counter(&wi, 2, 0x00010000, 0, 0, 0, 0, 0, 0, 0);
+    info_counter(&wi, 3, 0x00010000, 0, 0, 0, 0, 0, 0, 3);
+    data_begin(&wn, 1000, 0, 1000u);
+    b = block_begin(&wn, 6);
+    multi_counters(&wn, rev, 3);
+    mi = multi_instances_begin(&wn);
+    for (i = 0; i < 3; i++) {
+        instance(&wn, (uint32_t)i, names[i]);
+        value32(&wn, c3[i]);
+        value32(&wn, 0);
+        value32(&wn, c1[i]);
+    }
+    multi_instances_end(&wn, mi, 3);
+    block_end(&wn, b);
+    data_end(&wn, 1);
+    if (decode_info(&wi, &info) || decode_data(&wn, &nd))
+        return;
+    rc = pcq_calc_cook(&info, NULL, &nd, NULL, 0, 0, rows, 16, &n, NULL);
+    TL_CHECK(rc == PCQ_OK && n == 11, "aggregates: %s, %zu rows", pcq_status_name(rc), n);
+    TL_CHECK(n == 11 && rows[9].is_aggregate && rows[9].counter_id == 1 &&
+             rows[10].is_aggregate && rows[10].counter_id == 3, "aggregate rows in info order");
+    AGG(1, PCQ_CALC_OK, 7.0);
+    AGG(3, PCQ_CALC_OK, 2.0);
+    TL_CHECK(row_of(rows, n, 3, NULL, 0, 1)->instances_used == 3, "3 instances in the minimum");
+}
+
 int main(void)
 {
     test_table();
@@ -1041,5 +1557,10 @@ int main(void)
     test_cook_duplicates_and_aggregates();
     test_cook_related();
     test_cook_single_blocks();
+    test_cook_counter_order();
+    test_cook_related_elsewhere();
+    test_cook_long_list();
+    test_cook_many_duplicates();
+    test_cook_counts_and_aggregate_order();
     return tl_finish();
 }
