@@ -746,7 +746,6 @@ typedef struct ccol {
     uint64_t attrib;
     uint32_t id, type, index;     /* counter id, its Type, its counter-info index */
     int32_t scale;
-    uint32_t rid[NREL];           /* related counter ids */
     uint16_t rel[NREL];           /* their first positions in the newer list, or NO_POS */
     uint16_t opos, orel[NREL];    /* this id's and the related ids' in the older list */
     uint8_t found;                /* the id is in the counterset-info */
@@ -764,7 +763,7 @@ typedef struct colset {
 /* One value as the cook reads it: once per instance and sample. */
 typedef struct cval {
     uint64_t u64;                 /* the value when size is 4 or 8, else 0 */
-    size_t offset;
+    uint32_t offset;              /* inside dwTotalSize, a 32-bit size */
     uint8_t size;                 /* dwDataSize if 4 or 8, else 0xFF (as pcq_calc_sample) */
 } cval;
 
@@ -784,7 +783,7 @@ typedef struct cook_ctx {
 static void to_cval(const pcq_value *x, cval *v)
 {
     v->u64 = x->u64;
-    v->offset = x->offset;
+    v->offset = (uint32_t)x->offset;
     v->size = x->is_int ? (uint8_t)x->data_size : 0xFFu;   /* 0xFF: not 4 or 8 */
 }
 
@@ -813,23 +812,22 @@ static void set_related(pcq_calc_sample *s, unsigned k, const cval *v)
     }
 }
 
-/* The counter ids of a type 2 or 6 block (at most COOK_COLS). */
-static uint32_t list_ids(const pcq_block *b, uint32_t *list)
-{
-    uint32_t j;
-    for (j = 0; j < b->num_counters; j++)
-        list[j] = pcq_block_counter_id(b, j);
-    return b->num_counters;
-}
-
-/* The first position of id in list: the value group_find would find. */
-static uint16_t first_pos(const uint32_t *list, uint32_t n, uint32_t id)
+/* The first position of counter id in the list of block b (at most
+ * COOK_COLS ids): the value group_find would find. */
+static uint16_t first_pos(const pcq_block *b, uint32_t id)
 {
     uint32_t k;
-    for (k = 0; k < n; k++)
-        if (list[k] == id)
+    for (k = 0; k < b->num_counters; k++)
+        if (pcq_block_counter_id(b, k) == id)
             return (uint16_t)k;
     return NO_POS;
+}
+
+/* Related counter id k (base, PerfTimeId, PerfFreqId, MultiId) of r. */
+static uint32_t related_id(const pcq_counter_reg *r, unsigned k)
+{
+    return k == 0 ? r->base_counter_id : k == 1 ? r->perf_time_id
+         : k == 2 ? r->perf_freq_id : r->multi_id;
 }
 
 static int same_list(int have, pcq_bytes a, pcq_bytes b)
@@ -859,13 +857,13 @@ static int find_reg(const pcq_counterset_info *info, uint32_t id, uint32_t hint,
 /* The columns of block b's counter list (the older list is made anew). */
 static void columns_make(colset *cs, const pcq_counterset_info *info, const pcq_block *b)
 {
-    uint32_t list[COOK_COLS], j, k, n = list_ids(b, list);
+    uint32_t j, k, n = b->num_counters;
     pcq_counter_reg r;
     for (j = 0; j < n; j++) {
         ccol *col = &cs->col[j];
         memset(col, 0, sizeof *col);
-        col->id = list[j];
-        col->found = (uint8_t)find_reg(info, list[j], j, &r, &col->index);
+        col->id = pcq_block_counter_id(b, j);
+        col->found = (uint8_t)find_reg(info, col->id, j, &r, &col->index);
         if (!col->found)
             continue;                 /* an error once a value gets here */
         col->t = pcq_calc_type_info(r.type);
@@ -876,12 +874,8 @@ static void columns_make(colset *cs, const pcq_counterset_info *info, const pcq_
         col->need = col->t != NULL ? col->t->needs : 0;
         if (r.type == 0x20670500u)    /* PRECISION_OBJECT_TIMER: PerfTimeId, else the base */
             col->need |= PCQ_CALC_NEEDS_BASE;
-        col->rid[0] = r.base_counter_id;
-        col->rid[1] = r.perf_time_id;
-        col->rid[2] = r.perf_freq_id;
-        col->rid[3] = r.multi_id;
         for (k = 0; k < NREL; k++)
-            col->rel[k] = (col->need >> k & 1u) ? first_pos(list, n, col->rid[k]) : NO_POS;
+            col->rel[k] = (col->need >> k & 1u) ? first_pos(b, related_id(&r, k)) : NO_POS;
     }
     cs->ids = b->counter_ids;
     cs->n = n;
@@ -891,14 +885,20 @@ static void columns_make(colset *cs, const pcq_counterset_info *info, const pcq_
 
 /* Where each column's counter and its related counters sit in the older
  * sample's block ob. */
-static void columns_older(colset *cs, const pcq_block *ob)
+static void columns_older(colset *cs, const pcq_counterset_info *info, const pcq_block *ob)
 {
-    uint32_t list[COOK_COLS], j, k, n = list_ids(ob, list);
+    uint32_t j, k;
+    pcq_counter_reg r;
     for (j = 0; j < cs->n; j++) {
         ccol *col = &cs->col[j];
-        col->opos = first_pos(list, n, col->id);
+        col->opos = first_pos(ob, col->id);
         for (k = 0; k < NREL; k++)
-            col->orel[k] = (col->need >> k & 1u) ? first_pos(list, n, col->rid[k]) : NO_POS;
+            col->orel[k] = NO_POS;
+        if (col->need == 0 || pcq_counterset_counter(info, col->index, &r) != PCQ_OK)
+            continue;
+        for (k = 0; k < NREL; k++)
+            if (col->need >> k & 1u)
+                col->orel[k] = first_pos(ob, related_id(&r, k));
     }
     cs->oids = ob->counter_ids;
     cs->ohave = 1;
@@ -970,8 +970,6 @@ static int fill_sample(const cook_ctx *c, const pcq_data *d, int loose, const cg
                        const pcq_counter_reg *r, const pcq_value *v, pcq_calc_sample *s)
 {
     const pcq_calc_type *t = pcq_calc_type_info(r->type);
-    const uint32_t rid[NREL] = {r->base_counter_id, r->perf_time_id, r->perf_freq_id,
-                                r->multi_id};
     unsigned need = t != NULL ? t->needs : 0, k;
     pcq_value rv;
     cval x;
@@ -987,7 +985,7 @@ static int fill_sample(const cook_ctx *c, const pcq_data *d, int loose, const cg
     if (r->type == 0x20670500u)       /* PRECISION_OBJECT_TIMER: PerfTimeId, else the base */
         need |= PCQ_CALC_NEEDS_BASE;
     for (k = 0; k < NREL; k++) {
-        if (!(need >> k & 1u) || (rc = find_related(c, d, loose, g, rid[k], &rv)) == 0)
+        if (!(need >> k & 1u) || (rc = find_related(c, d, loose, g, related_id(r, k), &rv)) == 0)
             continue;
         if (rc < 0)
             return rc;
@@ -1104,7 +1102,7 @@ static int read_in_place(const pcq_data *d, const cgroup *g, uint32_t n, const p
         v[j].u64 = ds == 4 ? le32(b + at + CD_HEADER)
                  : ds == 8 ? le32(b + at + CD_HEADER) | (uint64_t)le32(b + at + 12) << 32 : 0;
         v[j].size = ds == 4 || ds == 8 ? (uint8_t)ds : 0xFFu;
-        v[j].offset = at;
+        v[j].offset = (uint32_t)at;
         at += sz;
     }
     /* Block values end with the block (IT_EXACT): 8 bytes more are an error. */
@@ -1177,13 +1175,15 @@ static int col_related(const cook_ctx *c, const cread *r, const ccol *col, const
     unsigned k;
     for (k = 0; k < NREL; k++) {
         const cval *y = NULL;
+        pcq_counter_reg reg;
         pcq_value pv;
         cval tmp;
         int rc;
         if (!(col->need >> k & 1u))
             continue;
         rc = at_pos(r->v, r->m, r->rc, rel[k], &y);
-        if (rc == 0 && r->loose && (rc = find_related(c, r->d, 1, r->g, col->rid[k], &pv)) == 1) {
+        if (rc == 0 && r->loose && pcq_counterset_counter(c->info, col->index, &reg) == PCQ_OK &&
+            (rc = find_related(c, r->d, 1, r->g, related_id(&reg, k), &pv)) == 1) {
             to_cval(&pv, &tmp);
             y = &tmp;
         }
@@ -1264,7 +1264,7 @@ static int cook_any(cook_ctx *c, const cgroup *g, const cgroup *og, pcq_calc_row
     if (!same_list(cs->have, cs->ids, g->blk.counter_ids))
         columns_make(cs, c->info, &g->blk);
     if (og != NULL && !same_list(cs->ohave, cs->oids, og->blk.counter_ids))
-        columns_older(cs, &og->blk);
+        columns_older(cs, c->info, &og->blk);
     return cook_columns(c, g, og, rows, n);
 }
 
@@ -1458,14 +1458,17 @@ static int aggregate_find(const pcq_calc_row *agg, size_t na, uint32_t i, size_t
 static size_t aggregate_rows(const pcq_counterset_info *info, unsigned flags, pcq_calc_row *rows,
                              size_t n)
 {
-    pcq_calc_row *agg = rows + n;
+    pcq_calc_row *agg;
     pcq_counter_reg r;
     size_t na = 0, k, a = 0;
     uint32_t i;
     for (i = 0; i < info->set.num_counters; i++)
         if (pcq_counterset_counter(info, i, &r) == PCQ_OK && aggregate_counter(&r))
-            aggregate_begin(i, &r, flags, &agg[na++]);
-    for (k = 0; na > 0 && k < n; k++) {
+            aggregate_begin(i, &r, flags, &rows[n + na++]);
+    if (na == 0)
+        return 0;                     /* rows may be NULL: nothing was needed */
+    agg = rows + n;
+    for (k = 0; k < n; k++) {
         if (!rows[k].has_instance || rows[k].status != PCQ_CALC_OK ||
             !aggregate_find(agg, na, rows[k].info_index, &a))
             continue;

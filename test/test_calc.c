@@ -1542,6 +1542,23 @@ static void test_cook_counts_and_aggregate_order(void)
     AGG(1, PCQ_CALC_OK, 7.0);
     AGG(3, PCQ_CALC_OK, 2.0);
     TL_CHECK(row_of(rows, n, 3, NULL, 0, 1)->instances_used == 3, "3 instances in the minimum");
+
+    /* An aggregating counterset (InstanceType 4) whose counters do not
+     * aggregate and a block without instances: no row at all, so no array
+     * (NULL, 0) is enough. */
+    info_begin(&wi, 1, 4);
+    info_counter(&wi, 1, 0x00010000, 0, 0, 0, 0, 0, 0, 0);
+    data_begin(&wn, 1000, 0, 1000u);
+    b = block_begin(&wn, 6);
+    multi_counters(&wn, one, 1);
+    mi = multi_instances_begin(&wn);
+    multi_instances_end(&wn, mi, 0);
+    block_end(&wn, b);
+    data_end(&wn, 1);
+    if (decode_info(&wi, &info) || decode_data(&wn, &nd))
+        return;
+    rc = pcq_calc_cook(&info, NULL, &nd, NULL, 0, 0, NULL, 0, &n, NULL);
+    TL_CHECK(rc == PCQ_OK && n == 0, "nothing to cook: %s, %zu rows", pcq_status_name(rc), n);
 }
 
 int main(void)
