@@ -691,9 +691,10 @@ typedef struct pcq_calc_row {
  * needed (cap 0 and rows NULL size); PCQ_ERR_INVALID_ARG (err: offset in the
  * newer buffer) for a counter id missing from info or a type 1/4 block
  * without an identifier; or an iterator error of a buffer that changed.
- * Time: O(values x counters per instance) when instances keep their order
- * between samples; a moved instance costs a scan of the older buffer;
- * numbering name#n costs O(instances^2 / 2) compares of rows. */
+ * Time: O(values) when instances keep their order between samples and a
+ * block lists at most 64 counters (longer lists: O(values x counters per
+ * instance)); a moved instance costs a scan of the older buffer; name#n
+ * compares only instances whose names hash alike. About 8 KiB of stack. */
 PCQ_API int pcq_calc_cook(const pcq_counterset_info *info, const pcq_data *older,
                           const pcq_data *newer, const pcq_identifier *ids, size_t n_ids,
                           unsigned flags, pcq_calc_row *rows, size_t cap, size_t *count,
