@@ -1338,13 +1338,14 @@ static uint32_t name_hash(const pcq_calc_row *r)
  * that are 0 in every instance row hold the table: a row's instances_used
  * is the head of bucket <row> (leader index + 1), a leader's aggregate_func
  * its hash and is_aggregate the next leader of its bucket. */
-static void number_hashed(pcq_calc_row *rows, size_t n)
+static size_t number_hashed(pcq_calc_row *rows, size_t n)
 {
-    size_t i, k;
+    size_t i, k, leaders = 0;
     for (i = 0; i < n; i++) {
         uint32_t h, b;
-        if (!leads(rows, i) || !rows[i].has_instance)
+        if (!rows[i].has_instance || !leads(rows, i))
             continue;
+        leaders++;
         h = name_hash(&rows[i]);
         b = (uint32_t)(((uint64_t)h * n) >> 32);
         for (k = rows[b].instances_used; k != 0; k = (size_t)rows[k - 1].is_aggregate)
@@ -1354,6 +1355,7 @@ static void number_hashed(pcq_calc_row *rows, size_t n)
         rows[i].is_aggregate = (int)rows[b].instances_used;
         rows[b].instances_used = (uint32_t)(i + 1);
     }
+    return leaders;
 }
 
 /* "name#n": n counts the groups of the same name ordered before this one by
@@ -1365,10 +1367,10 @@ static void number_hashed(pcq_calc_row *rows, size_t n)
 static void number_duplicates(pcq_calc_row *rows, size_t n)
 {
     size_t i;
-    if (n < 0x7FFFFFFFu)
-        number_hashed(rows, n);
-    else
+    if (n >= 0x7FFFFFFFu)
         number_pairwise(rows, n);     /* a link would not fit in is_aggregate */
+    else if (number_hashed(rows, n) == 0)
+        return;                       /* no instance: every n is 0, nothing borrowed */
     for (i = 0; i < n; i++) {
         rows[i].instances_used = 0;
         rows[i].aggregate_func = 0;
