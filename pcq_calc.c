@@ -823,6 +823,12 @@ static uint16_t first_pos(const pcq_block *b, uint32_t id)
     return NO_POS;
 }
 
+/* Whether column col looks up related counter k. */
+static int col_needs(const ccol *col, unsigned k)
+{
+    return ((unsigned)col->need >> k & 1u) != 0;
+}
+
 /* Related counter id k (base, PerfTimeId, PerfFreqId, MultiId) of r. */
 static uint32_t related_id(const pcq_counter_reg *r, unsigned k)
 {
@@ -875,7 +881,7 @@ static void columns_make(colset *cs, const pcq_counterset_info *info, const pcq_
         if (r.type == 0x20670500u)    /* PRECISION_OBJECT_TIMER: PerfTimeId, else the base */
             col->need |= PCQ_CALC_NEEDS_BASE;
         for (k = 0; k < NREL; k++)
-            col->rel[k] = (col->need >> k & 1u) ? first_pos(b, related_id(&r, k)) : NO_POS;
+            col->rel[k] = col_needs(col, k) ? first_pos(b, related_id(&r, k)) : NO_POS;
     }
     cs->ids = b->counter_ids;
     cs->n = n;
@@ -897,7 +903,7 @@ static void columns_older(colset *cs, const pcq_counterset_info *info, const pcq
         if (col->need == 0 || pcq_counterset_counter(info, col->index, &r) != PCQ_OK)
             continue;
         for (k = 0; k < NREL; k++)
-            if (col->need >> k & 1u)
+            if (col_needs(col, k))
                 col->orel[k] = first_pos(ob, related_id(&r, k));
     }
     cs->oids = ob->counter_ids;
@@ -1179,7 +1185,7 @@ static int col_related(const cook_ctx *c, const cread *r, const ccol *col, const
         pcq_value pv;
         cval tmp;
         int rc;
-        if (!(col->need >> k & 1u))
+        if (!col_needs(col, k))
             continue;
         rc = at_pos(r->v, r->m, r->rc, rel[k], &y);
         if (rc == 0 && r->loose && pcq_counterset_counter(c->info, col->index, &reg) == PCQ_OK &&
