@@ -15,7 +15,8 @@
  *   - cap = N and cap = N + 16 succeed with the same bytes, nothing past N;
  * and in chaos mode: errors are sticky (after the first, every call returns it
  * and produces nothing, and finish returns it), and the same calls give the
- * same status whatever the buffer.
+ * same status whatever the buffer. With byte 1 = 0xFF also: a value too big
+ * for the 32-bit size fields is PCQ_ERR_OVERFLOW, never a wrapped size.
  */
 #include "fuzz_util.h"
 
@@ -111,7 +112,7 @@ static out run_chaos(const void *ctx, void *dst, size_t cap)
         memset(&id, 0, sizeof id);
         memset(ent, 0, sizeof ent);
         memset(&h, 0, sizeof h);
-        switch (op % 17) {
+        switch (op % 16) {
         case 0:
             set.num_counters = fz_u32(&s);
             rc = pcq_put_counterset_reg(&w, null ? NULL : &set);
@@ -174,22 +175,18 @@ static out run_chaos(const void *ctx, void *dst, size_t cap)
         case 14:
             rc = pcq_end_block(&w);
             break;
-        case 15:
-            rc = pcq_end_data(&w);
-            break;
         default:
-            /* A huge value: the size arithmetic must not wrap. */
-            rc = pcq_put_value(&w, null ? NULL : t, 0xFFFFFFF0u);
+            rc = pcq_end_data(&w);
             break;
         }
         if (first != PCQ_OK) {
-            FZ_CHECK(rc == first, "after %s, op %u returned %s", pcq_status_name(first), op % 17,
+            FZ_CHECK(rc == first, "after %s, op %u returned %s", pcq_status_name(first), op % 16,
                      pcq_status_name(rc));
             FZ_CHECK(w.len == before, "after %s, op %u produced %zu bytes", pcq_status_name(first),
-                     op % 17, w.len - before);
+                     op % 16, w.len - before);
         } else if (rc != PCQ_OK) {
             FZ_CHECK(rc < 0 && rc != PCQ_ERR_BUFFER_TOO_SMALL,
-                     "writer op %u returned %s (%d)", op % 17, pcq_status_name(rc), rc);
+                     "writer op %u returned %s (%d)", op % 16, pcq_status_name(rc), rc);
             first = rc;
         }
         FZ_CHECK(w.err == first, "w.err %d, first error %d", w.err, first);
@@ -200,6 +197,32 @@ static out run_chaos(const void *ctx, void *dst, size_t cap)
         FZ_CHECK(o.rc == first && o.len == 0, "finish after %s returns %s, len %zu",
                  pcq_status_name(first), pcq_status_name(o.rc), o.len);
     return o;
+}
+
+/* Sizes that do not fit the wire's 32-bit fields: a value of almost 4 GiB,
+ * in a sizing pass (nothing is read or written). The writer must
+ * report PCQ_ERR_OVERFLOW, by the end of the block at the latest, and never
+ * wrap a size. */
+static void check_huge(const uint8_t *data, size_t size)
+{
+    static const uint8_t bytes[1];
+    pcq_writer w;
+    pcq_data h;
+    size_t len = 1;
+    /* 0xFFFFFFE8..0xFFFFFFFF: 16 + 8 + the value, padded, passes 2^32. */
+    uint32_t n = 0xFFFFFFE8u + (size ? data[size - 1] % 24u : 0u);
+    int rc;
+    memset(&h, 0, sizeof h);
+    pcq_writer_init(&w, NULL, 0);
+    FZ_CHECK(pcq_begin_data(&w, &h) == PCQ_OK, "begin_data");
+    FZ_CHECK(pcq_begin_block(&w, PCQ_PERF_SINGLE_COUNTER, 0, NULL, 0) == PCQ_OK, "begin_block");
+    rc = pcq_put_value(&w, bytes, n);   /* only read for bytes that are stored: none */
+    FZ_CHECK(rc == PCQ_OK || rc == PCQ_ERR_OVERFLOW, "a %u-byte value: %s", n, pcq_status_name(rc));
+    rc = pcq_end_block(&w);
+    FZ_CHECK(rc == PCQ_ERR_OVERFLOW, "a block of more than 4 GiB closes with %s",
+             pcq_status_name(rc));
+    FZ_CHECK(pcq_end_data(&w) == PCQ_ERR_OVERFLOW && pcq_writer_finish(&w, &len) == PCQ_ERR_OVERFLOW
+                 && len == 0, "after the overflow: not sticky");
 }
 
 /* Runs f into exactly cap bytes on the heap (ASan) and into a copy followed
@@ -270,6 +293,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (size < 2) return 0;
     sel = data[0];
     cut = data[1];
+    if (cut == 0xFF) check_huge(data, size);
     if (sel & 0x80) {
         sc_ctx c;
         c.p = data + 2;

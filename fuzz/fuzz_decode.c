@@ -8,6 +8,8 @@
  * fields equal their bytes, iteration after a successful decode never fails,
  * error and diagnostic offsets lie inside the input, and pcq_validate agrees.
  * The buffer is also decoded at an odd address (alignment must not matter).
+ * The small helpers (kinds, names of constants, status texts) get numbers
+ * from the input too: total functions, names exactly for known values.
  */
 #include "fuzz_util.h"
 
@@ -15,6 +17,55 @@
 #include <string.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* The small helpers, on numbers taken from the input: kinds, names, codes. */
+static void check_helpers(const uint8_t *data, size_t size)
+{
+    uint32_t a = 0, b = 0;
+    unsigned k;
+    int code;
+    const char *n;
+    pcq_kind kind;
+    size_t i;
+    for (i = 0; i < 4 && i + 1 < size; i++) a |= (uint32_t)data[i + 1] << (8 * i);
+    for (i = 0; i < 4 && i + 5 < size; i++) b |= (uint32_t)data[i + 5] << (8 * i);
+    FZ_CHECK(pcq_version() == PCQ_VERSION_NUMBER &&
+                 strcmp(pcq_version_string(), PCQ_VERSION_STRING) == 0, "version");
+    /* Which buffer travels where: a kind, NONE for what carries none; every
+     * opnum and RequestCode of the spec, both directions, then any numbers. */
+    for (i = 0; i < 9 * 12 * 2; i++) {
+        uint32_t op = (uint32_t)(i / 24), rq = (uint32_t)(i / 2 % 12);
+        kind = pcq_kind_for(op, rq, (int)(i & 1));
+        FZ_CHECK((unsigned)kind < PCQ_KIND_END_, "pcq_kind_for(%u, %u): %d", op, rq, (int)kind);
+        if (!(i & 1) && op != 7)
+            FZ_CHECK(kind == PCQ_KIND_NONE, "a request of opnum %u carries %s", op,
+                     pcq_kind_name(kind));
+    }
+    kind = pcq_kind_for(a, b, (int)(data[0] & 1));
+    FZ_CHECK((unsigned)kind < PCQ_KIND_END_, "pcq_kind_for(%u, %u): %d", a, b, (int)kind);
+    for (k = 0; k <= PCQ_KIND_END_; k++) {
+        n = pcq_kind_name((pcq_kind)k);
+        FZ_CHECK(n != NULL, "kind %u unnamed", k);
+        FZ_CHECK(pcq_kind_from_name(n) == (k < PCQ_KIND_END_ ? (pcq_kind)k : PCQ_KIND_NONE),
+                 "kind %u: %s does not read back", k, n);
+    }
+    FZ_CHECK(pcq_kind_from_name(NULL) == PCQ_KIND_NONE && pcq_kind_from_name("Data") == PCQ_KIND_NONE,
+             "pcq_kind_from_name accepts NULL or \"Data\"");
+    n = pcq_opnum_name(a);
+    FZ_CHECK((n != NULL) == (a <= 7) && (n == NULL || strncmp(n, "PerflibV2", 9) == 0),
+             "opnum %u named %s", a, n ? n : "NULL");
+    n = pcq_request_code_name(b);
+    FZ_CHECK((n != NULL) == (b >= 1 && b <= 10), "RequestCode %u named %s", b, n ? n : "NULL");
+    n = pcq_win32_status_name(a);
+    FZ_CHECK(n == NULL || strncmp(n, "ERROR_", 6) == 0, "status 0x%x named %s", a, n);
+    /* Every int has a status text and name, a diagnostic name and text. */
+    code = (int)a;
+    FZ_CHECK(pcq_strerror(code) && pcq_status_name(code) && pcq_diag_name(code) &&
+                 pcq_diag_text(code), "a name function returned NULL for %d", code);
+    FZ_CHECK(pcq_validate(PCQ_KIND_NONE, data, size, NULL, NULL) == PCQ_ERR_INVALID_ARG &&
+                 pcq_validate(PCQ_KIND_END_, data, size, NULL, NULL) == PCQ_ERR_INVALID_ARG,
+             "pcq_validate accepts a kind that is none");
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -29,6 +80,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     int rc1, rc2;
 
     if (size < 1) return 0;
+    check_helpers(data, size);
     kind = fz_kind_of(data[0]);
     len = size - 1;
     opts = fz_make_opts(fz_opts_mode(data[0]), &o, &ds, len);

@@ -224,6 +224,8 @@ static void on_diag(void *ctx, const pcq_diag *d)
     FZ_CHECK(strcmp(pcq_diag_name(d->code), "PCQ_DIAG_UNKNOWN") != 0, "diagnostic %d unnamed",
              d->code);
     FZ_CHECK(d->what != NULL, "diagnostic %s without a field name", pcq_diag_name(d->code));
+    FZ_CHECK(strcmp(pcq_diag_text(d->code), "unknown diagnostic") != 0, "diagnostic %d has no text",
+             d->code);
     FZ_CHECK(d->offset < ds->len, "diagnostic %s (%s) at offset %zu outside the input of %zu bytes",
              pcq_diag_name(d->code), d->what, d->offset, ds->len);
     if (ds->n < FZ_MAX_DIAGS) ds->d[ds->n] = *d;
@@ -385,6 +387,71 @@ static void check_guid_text(const pcq_guid *g)
              "GUID %s does not read back", b);
     FZ_CHECK(pcq_guid_from_text(t, 35, &back) == PCQ_ERR_INVALID_ARG,
              "pcq_guid_from_text accepts 35 characters");
+    /* One character wrong, where a digit or a dash belongs: refused. */
+    for (i = 0; i < 36; i += 4) {
+        char bad[PCQ_GUID_TEXT_SIZE];
+        memcpy(bad, t, sizeof bad);
+        bad[i] = (char)(i == 8 || i == 13 || i == 18 || i == 23 ? '0' : (i & 1 ? 'g' : '-'));
+        FZ_CHECK(pcq_guid_from_text(bad, 36, &back) == PCQ_ERR_INVALID_ARG,
+                 "pcq_guid_from_text accepts %s", bad);
+    }
+    b[37] = ')';
+    FZ_CHECK(pcq_guid_from_text(b, 38, &back) == PCQ_ERR_INVALID_ARG,
+             "pcq_guid_from_text accepts %s", b);
+}
+
+/* ---- names of the spec's constants ---- */
+static int starts(const char *s, const char *prefix)
+{
+    return s != NULL && strncmp(s, prefix, strlen(prefix)) == 0 && strlen(s) > strlen(prefix);
+}
+
+/* A counter type: named exactly when known (the spec's 34, or one of the
+ * winperf.h types the evaluator also knows); the evaluator knows named ones. */
+static void check_type_name(uint32_t type)
+{
+    const char *n = pcq_counter_type_name(type);
+    FZ_CHECK(n == NULL || starts(n, "PERF_"), "type 0x%08x named %s", type, n);
+    if (pcq_counter_type_is_known(type))
+        FZ_CHECK(n != NULL, "spec type 0x%08x has no name", type);
+#ifndef PCQ_NO_CALC
+    if (pcq_calc_type_info(type) != NULL)
+        FZ_CHECK(n != NULL, "the evaluator knows 0x%08x, which has no name", type);
+#endif
+}
+
+static void check_creg_names(const pcq_counter_reg *c)
+{
+    const char *n;
+    unsigned bit;
+    check_type_name(c->type);
+    n = pcq_detail_level_name(c->detail_level);
+    FZ_CHECK((n != NULL) == (c->detail_level == 100 || c->detail_level == 200) &&
+                 (n == NULL || starts(n, "PERF_DETAIL_")),
+             "DetailLevel %u named %s", c->detail_level, n ? n : "NULL");
+    n = pcq_aggregate_name(c->aggregate_func);
+    FZ_CHECK((n != NULL) == (c->aggregate_func <= 4) && (n == NULL || starts(n, "PERF_AGGREGATE_")),
+             "AggregateFunc %u named %s", c->aggregate_func, n ? n : "NULL");
+    for (bit = 0; bit < 6; bit++) {
+        n = pcq_attrib_bit_name(bit);
+        FZ_CHECK((n != NULL) == (bit < 5) && (n == NULL || starts(n, "PERF_ATTRIB_")),
+                 "Attrib bit %u named %s", bit, n ? n : "NULL");
+    }
+}
+
+static void check_instance_type_name(uint32_t t)
+{
+    const char *n = pcq_instance_type_name(t);
+    int known = t == 0 || t == 2 || t == 4 || t == 6 || t == 0xC || t == 0x16;
+    FZ_CHECK((n != NULL) == known && (n == NULL || starts(n, "PERF_COUNTERSET_")),
+             "InstanceType 0x%x named %s", t, n ? n : "NULL");
+}
+
+static void check_status_name(uint32_t st)
+{
+    const char *n = pcq_win32_status_name(st);
+    FZ_CHECK(n == NULL || starts(n, "ERROR_"), "status 0x%x named %s", st, n);
+    if (st == 0) FZ_CHECK(n != NULL, "ERROR_SUCCESS unnamed");
 }
 
 static void check_creg_bytes(const pcq_counter_reg *c, const uint8_t *p, size_t at)
@@ -491,12 +558,14 @@ static int walk_counterset(walk *w, const pcq_opts *o, pcq_error *e)
     FZ_CHECK(w->len - 32 - csi.counters.len < 48,
              "room for another counter after NumCounters = %u (%zu bytes)", n, w->len);
     check_guid_text(&csi.set.guid);
+    check_instance_type_name(csi.set.instance_type);
     rec_cset(w->rec, &csi.set);
     rec_lay(w->rec, w->len - 32 - csi.counters.len);
     for (i = 0; i < n; i++) {
         size_t at = 32 + (size_t)i * 48;
         FZ_CHECK(pcq_counterset_counter(&csi, i, &c) == PCQ_OK, "counter %u of %u refused", i, n);
         check_creg_bytes(&c, b + at, at);
+        check_creg_names(&c);
         /* The same 48 bytes as a counter-info buffer. */
         FZ_CHECK(pcq_decode_counter_info(b + at, 48, NULL, &c2, NULL) == PCQ_OK,
                  "counter %u does not decode as counter-info", i);
@@ -515,6 +584,7 @@ static int walk_counter_info(walk *w, const pcq_opts *o, pcq_error *e)
     if (rc) return rc;
     FZ_CHECK(w->len >= 48, "counter-info accepted in %zu bytes", w->len);
     check_creg_bytes(&c, w->buf, 0);
+    check_creg_names(&c);
     rec_creg(w->rec, &c);
     rec_lay(w->rec, w->len);
     return PCQ_OK;
@@ -669,6 +739,7 @@ static int walk_named_array(walk *w, const pcq_opts *o, pcq_error *e, int ids)
                          id.index == fz_le32(b + pos + 32) && id.reserved == fz_le32(b + pos + 36),
                      "identifier %zu: a field differs from its bytes", k);
             name = id.name;
+            check_status_name(id.status);
             rec_ident(w->rec, &id);
         } else {
             FZ_CHECK(in.instance_id == fz_le32(b + pos + 4), "instance %zu: id differs", k);
@@ -922,6 +993,8 @@ static int walk_data(walk *w, const pcq_opts *o, pcq_error *e)
                  "block %u: dwSize %u at %zu leaves dwTotalSize %u", k, blk.size, pos,
                  d.total_size);
         end = pos + blk.size;
+        check_status_name(blk.status);
+        FZ_CHECK(starts(pcq_block_type_name(blk.type), "PERF_"), "block type %u unnamed", blk.type);
         rec_u(w->rec, blk.status);
         rec_u(w->rec, blk.type);
         rec_lay(w->rec, blk.size);

@@ -15,6 +15,7 @@
 #   cook/v-<counterset>-<data>       flags 0, lengths, info, data twice (older =
 #                                    newer), no identifiers; and one with fig4
 #                                    identifiers; plus script-mode seeds s-*
+#   capacity/s-huge-value            a value too big for the 32-bit sizes
 #   calc/v-type-<i>                  entry i of the evaluator's table with sane
 #                                    samples (fuzz/fuzz_calc.c's layout)
 # Only files named v-* and s-* are replaced; what the fuzzers found stays.
@@ -98,6 +99,9 @@ for i in 1 2 3 4 5 6 7 8; do
 done
 rm -rf "$tmpdir"
 echo "seed: $c inputs into fuzz/corpus/cook"
+
+# capacity: the oversized-value check (byte 1 = 0xFF), chaos mode.
+{ byte 64; byte 255; byte 0; } > fuzz/corpus/capacity/s-huge-value
 
 # calc: each entry of the evaluator's table (tsel = i), scale 0, flags 0, both
 # samples with every related value present and sane deltas.
