@@ -315,6 +315,18 @@ static void cook(const inputs *in, unsigned flags)
         while (n_ids < MAX_IDS && pcq_identifiers_next(&it, &ids[n_ids]) == 1) n_ids++;
     }
 
+    /* Caller errors first: PCQ_ERR_INVALID_ARG, nothing else happens. */
+    FZ_CHECK(pcq_calc_cook(NULL, NULL, &newer, NULL, 0, flags, NULL, 0, &need, &e) ==
+                     PCQ_ERR_INVALID_ARG &&
+                 pcq_calc_cook(&info, NULL, NULL, NULL, 0, flags, NULL, 0, &need, &e) ==
+                     PCQ_ERR_INVALID_ARG &&
+                 pcq_calc_cook(&info, NULL, &newer, NULL, 0, flags, NULL, 0, NULL, &e) ==
+                     PCQ_ERR_INVALID_ARG &&
+                 pcq_calc_cook(&info, NULL, &newer, NULL, 0, flags, NULL, 1, &need, &e) ==
+                     PCQ_ERR_INVALID_ARG &&
+                 pcq_calc_cook(&info, NULL, &newer, NULL, 1, flags, NULL, 0, &need, &e) ==
+                     PCQ_ERR_INVALID_ARG,
+             "pcq_calc_cook accepts a NULL info, newer, count, rows or ids");
     memset(&e, 0, sizeof e);
     rc = pcq_calc_cook(&info, with_old ? &older : NULL, &newer, n_ids ? ids : NULL, n_ids, flags,
                        NULL, 0, &need, &e);
