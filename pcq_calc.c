@@ -812,13 +812,19 @@ static void set_related(pcq_calc_sample *s, unsigned k, const cval *v)
     }
 }
 
+static uint32_t le32(const uint8_t *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
 /* The first position of counter id in the list of block b (at most
- * COOK_COLS ids): the value group_find would find. */
+ * COOK_COLS ids, read from its counter_ids view): the value group_find
+ * would find. */
 static uint16_t first_pos(const pcq_block *b, uint32_t id)
 {
-    uint32_t k;
-    for (k = 0; k < b->num_counters; k++)
-        if (pcq_block_counter_id(b, k) == id)
+    size_t k, n = b->counter_ids.len / 4;
+    for (k = 0; k < n; k++)
+        if (le32(b->counter_ids.ptr + 4 * k) == id)
             return (uint16_t)k;
     return NO_POS;
 }
@@ -1075,11 +1081,6 @@ static void read_iter(const pcq_data *d, const cgroup *g, uint32_t n, cval *v, u
         }
         to_cval(&x, &v[(*m)++]);
     }
-}
-
-static uint32_t le32(const uint8_t *p)
-{
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
 /* _PERF_COUNTER_DATA (§2.2.4.9): dwDataSize, dwSize (>= 8, covers the
