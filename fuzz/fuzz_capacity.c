@@ -16,7 +16,9 @@
  * and in chaos mode: errors are sticky (after the first, every call returns it
  * and produces nothing, and finish returns it), and the same calls give the
  * same status whatever the buffer. With byte 1 = 0xFF also: a value too big
- * for the 32-bit size fields is PCQ_ERR_OVERFLOW, never a wrapped size.
+ * for the 32-bit size fields is PCQ_ERR_OVERFLOW, never a wrapped size; with
+ * 0xFE (and small compile-time caps): one block or instance past the caps is
+ * PCQ_ERR_LIMIT.
  */
 #include "fuzz_util.h"
 
@@ -225,6 +227,50 @@ static void check_huge(const uint8_t *data, size_t size)
                  && len == 0, "after the overflow: not sticky");
 }
 
+/* The writer's own caps: dwNumCounter blocks and instances per block stay
+ * within PCQ_MAX_COUNTERS and PCQ_MAX_INSTANCES (the decoder's limits), so
+ * what it writes can be read back. Only where the caps are small (the
+ * coverage build lowers them); with the defaults it would take millions of
+ * calls per input. */
+static void check_limits(const uint8_t *data, size_t size)
+{
+#if PCQ_MAX_COUNTERS <= 4096 && PCQ_MAX_INSTANCES <= 4096
+    pcq_writer w;
+    pcq_data h;
+    uint32_t i;
+    int rc = PCQ_OK;
+    int block_kind = size > 2 && (data[2] & 1);
+    memset(&h, 0, sizeof h);
+    pcq_writer_init(&w, NULL, 0);
+    pcq_begin_data(&w, &h);
+    for (i = 0; i < PCQ_MAX_COUNTERS && rc == PCQ_OK; i++) {
+        rc = block_kind ? pcq_put_error_block(&w, 0)
+                        : pcq_begin_block(&w, PCQ_PERF_MULTI_COUNTERS, 0, NULL, 0);
+        if (rc == PCQ_OK && !block_kind) rc = pcq_end_block(&w);
+    }
+    FZ_CHECK(rc == PCQ_OK, "block %u of %u: %s", i, (unsigned)PCQ_MAX_COUNTERS, pcq_status_name(rc));
+    rc = block_kind ? pcq_put_error_block(&w, 0)
+                    : pcq_begin_block(&w, PCQ_PERF_MULTI_COUNTERS, 0, NULL, 0);
+    FZ_CHECK(rc == PCQ_ERR_LIMIT, "block %u past PCQ_MAX_COUNTERS: %s", i + 1,
+             pcq_status_name(rc));
+
+    pcq_writer_init(&w, NULL, 0);
+    pcq_begin_data(&w, &h);
+    pcq_begin_block(&w, PCQ_PERF_MULTI_INSTANCES, 0, NULL, 0);
+    for (i = 0; i < PCQ_MAX_INSTANCES && rc != PCQ_ERR_STATE; i++) {
+        rc = pcq_put_data_instance(&w, i, NULL, 0);
+        if (rc == PCQ_OK) rc = pcq_put_value_u32(&w, i);
+        FZ_CHECK(rc == PCQ_OK, "instance %u: %s", i, pcq_status_name(rc));
+    }
+    rc = pcq_put_data_instance(&w, i, NULL, 0);
+    FZ_CHECK(rc == PCQ_ERR_LIMIT, "instance %u past PCQ_MAX_INSTANCES: %s", i + 1,
+             pcq_status_name(rc));
+#else
+    (void)data;
+    (void)size;
+#endif
+}
+
 /* Runs f into exactly cap bytes on the heap (ASan) and into a copy followed
  * by a canary (for builds without ASan); both must agree and keep the canary. */
 static out run_cap(producer f, const void *ctx, size_t cap, uint8_t *copy_out)
@@ -294,6 +340,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     sel = data[0];
     cut = data[1];
     if (cut == 0xFF) check_huge(data, size);
+    if (cut == 0xFE) check_limits(data, size);
     if (sel & 0x80) {
         sc_ctx c;
         c.p = data + 2;

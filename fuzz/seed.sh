@@ -16,6 +16,7 @@
 #                                    newer), no identifiers; and one with fig4
 #                                    identifiers; plus script-mode seeds s-*
 #   capacity/s-huge-value            a value too big for the 32-bit sizes
+#   capacity/s-limits-*              one block / instance past the caps
 #   calc/v-type-<i>                  entry i of the evaluator's table with sane
 #                                    samples (fuzz/fuzz_calc.c's layout)
 # Only files named v-* and s-* are replaced; what the fuzzers found stays.
@@ -102,6 +103,8 @@ echo "seed: $c inputs into fuzz/corpus/cook"
 
 # capacity: the oversized-value check (byte 1 = 0xFF), chaos mode.
 { byte 64; byte 255; byte 0; } > fuzz/corpus/capacity/s-huge-value
+{ byte 64; byte 254; byte 0; } > fuzz/corpus/capacity/s-limits-blocks
+{ byte 64; byte 254; byte 1; } > fuzz/corpus/capacity/s-limits-error-blocks
 
 # calc: each entry of the evaluator's table (tsel = i), scale 0, flags 0, both
 # samples with every related value present and sane deltas.
