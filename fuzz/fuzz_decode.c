@@ -18,6 +18,66 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
+/* Caller errors are PCQ_ERR_INVALID_ARG (offset 0), never a fault: a NULL
+ * buffer with a length, NULL handles and outputs. A NULL buffer of length 0
+ * is an empty input. */
+static void check_caller_errors(void)
+{
+    pcq_error e;
+    pcq_counterset_info csi;
+    pcq_counter_reg c;
+    pcq_strings st;
+    pcq_string_entry se;
+    pcq_guid_array ga;
+    pcq_guid g;
+    pcq_iter it;
+    pcq_instance in;
+    pcq_identifier id;
+    char out[4];
+    unsigned k;
+    for (k = 1; k < PCQ_KIND_END_; k++) {
+        int rc;
+        memset(&e, 0x5A, sizeof e);
+        rc = pcq_validate((pcq_kind)k, NULL, 1, NULL, &e);
+        FZ_CHECK(rc == PCQ_ERR_INVALID_ARG && e.code == rc && e.offset == 0,
+                 "%s: a NULL buffer of 1 byte gives %s", pcq_kind_name((pcq_kind)k),
+                 pcq_status_name(rc));
+        rc = pcq_validate((pcq_kind)k, NULL, 0, NULL, &e);
+        FZ_CHECK(rc == PCQ_OK || (rc < 0 && rc > PCQ_ERR_BUFFER_TOO_SMALL && e.offset == 0),
+                 "%s: an empty NULL buffer gives %s", pcq_kind_name((pcq_kind)k),
+                 pcq_status_name(rc));
+    }
+    FZ_CHECK(pcq_decode_counterset_info(NULL, 1, NULL, &csi, NULL) == PCQ_ERR_INVALID_ARG &&
+                 pcq_decode_counter_info(NULL, 1, NULL, &c, NULL) == PCQ_ERR_INVALID_ARG &&
+                 pcq_decode_strings(NULL, 1, NULL, &st, NULL) == PCQ_ERR_INVALID_ARG &&
+                 pcq_decode_guids(NULL, 16, NULL, &ga, NULL) == PCQ_ERR_INVALID_ARG,
+             "a decoder accepts a NULL buffer with a length");
+    memset(&csi, 0, sizeof csi);
+    memset(&st, 0, sizeof st);
+    memset(&ga, 0, sizeof ga);
+    FZ_CHECK(pcq_counterset_counter(NULL, 0, &c) == PCQ_ERR_INVALID_ARG &&
+                 pcq_counterset_counter(&csi, 0, NULL) == PCQ_ERR_INVALID_ARG &&
+                 pcq_strings_get(NULL, 0, &se) == PCQ_ERR_INVALID_ARG &&
+                 pcq_strings_get(&st, 0, NULL) == PCQ_ERR_INVALID_ARG &&
+                 pcq_guids_get(NULL, 0, &g) == PCQ_ERR_INVALID_ARG &&
+                 pcq_guids_get(&ga, 0, NULL) == PCQ_ERR_INVALID_ARG &&
+                 pcq_block_counter_id(NULL, 0) == 0,
+             "an accessor accepts NULL");
+    pcq_instances_begin(NULL, 8, &it);
+    FZ_CHECK(pcq_instances_next(&it, &in) == 0, "instances of a NULL buffer");
+    pcq_identifiers_begin(NULL, 40, &it);
+    FZ_CHECK(pcq_identifiers_next(&it, &id) == 0, "identifiers of a NULL buffer");
+    FZ_CHECK(pcq_decode_instances((const uint8_t *)"\x0c\0\0\0\0\0\0\0a\0\0\0", 12, NULL,
+                                  NULL, NULL) == PCQ_OK,
+             "pcq_decode_instances without a count");
+    memcpy(out, "xyz", 4);
+    FZ_CHECK(pcq_utf16_to_utf8(NULL, 4, out, sizeof out, NULL) == 0 && out[0] == '\0',
+             "pcq_utf16_to_utf8 of NULL");
+    FZ_CHECK(pcq_utf16_to_utf8((const uint8_t *)"a\0b\0", 4, NULL, 8, NULL) == 2 &&
+                 pcq_utf16_to_utf8((const uint8_t *)"a\0b\0", 4, out, 0, NULL) == 2,
+             "pcq_utf16_to_utf8 sizing");
+}
+
 /* The small helpers, on numbers taken from the input: kinds, names, codes. */
 static void check_helpers(const uint8_t *data, size_t size)
 {
@@ -65,6 +125,7 @@ static void check_helpers(const uint8_t *data, size_t size)
     FZ_CHECK(pcq_validate(PCQ_KIND_NONE, data, size, NULL, NULL) == PCQ_ERR_INVALID_ARG &&
                  pcq_validate(PCQ_KIND_END_, data, size, NULL, NULL) == PCQ_ERR_INVALID_ARG,
              "pcq_validate accepts a kind that is none");
+    check_caller_errors();
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

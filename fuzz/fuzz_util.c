@@ -391,13 +391,20 @@ static void check_guid_text(const pcq_guid *g)
     for (i = 0; i < 36; i += 4) {
         char bad[PCQ_GUID_TEXT_SIZE];
         memcpy(bad, t, sizeof bad);
-        bad[i] = (char)(i == 8 || i == 13 || i == 18 || i == 23 ? '0' : (i & 1 ? 'g' : '-'));
+        bad[i] = (char)(i == 8 || i == 13 || i == 18 || i == 23 ? '0' : "g-G/"[i / 4 % 4]);
         FZ_CHECK(pcq_guid_from_text(bad, 36, &back) == PCQ_ERR_INVALID_ARG,
                  "pcq_guid_from_text accepts %s", bad);
     }
     b[37] = ')';
     FZ_CHECK(pcq_guid_from_text(b, 38, &back) == PCQ_ERR_INVALID_ARG,
              "pcq_guid_from_text accepts %s", b);
+    b[0] = '(';
+    b[37] = '}';
+    FZ_CHECK(pcq_guid_from_text(b, 38, &back) == PCQ_ERR_INVALID_ARG,
+             "pcq_guid_from_text accepts %s", b);
+    FZ_CHECK(pcq_guid_from_text(NULL, 36, &back) == PCQ_ERR_INVALID_ARG &&
+                 pcq_guid_from_text(t, 36, NULL) == PCQ_ERR_INVALID_ARG,
+             "pcq_guid_from_text accepts NULL");
 }
 
 /* ---- names of the spec's constants ---- */
