@@ -78,6 +78,72 @@ static void check_caller_errors(void)
              "pcq_utf16_to_utf8 sizing");
 }
 
+/* Every status of the table: its name, its text, its family. */
+static void check_status_table(void)
+{
+    static const struct { int value; const char *name; } t[] = {
+#define PCQ_X_(name, value, text) {value, #name},
+        PCQ_STATUS_TABLE(PCQ_X_)
+#undef PCQ_X_
+    };
+    size_t i;
+    for (i = 0; i < sizeof t / sizeof t[0]; i++) {
+        int v = t[i].value;
+        pcq_family want = v == PCQ_OK ? PCQ_FAMILY_OK
+                        : v == PCQ_ERR_TRUNCATED ? PCQ_FAMILY_TRUNCATED
+                        : v == PCQ_ERR_EXCEEDS_CONTAINER ? PCQ_FAMILY_CONTAINER
+                        : v == PCQ_ERR_LIMIT ? PCQ_FAMILY_LIMIT
+                        : v == PCQ_ERR_NONCONFORMANT ? PCQ_FAMILY_NONCONFORMANT
+                        : v <= PCQ_ERR_BUFFER_TOO_SMALL ? PCQ_FAMILY_CALLER : PCQ_FAMILY_MALFORMED;
+        FZ_CHECK(strcmp(pcq_status_name(v), t[i].name) == 0, "pcq_status_name(%d)", v);
+        FZ_CHECK(strcmp(pcq_strerror(v), "unknown status") != 0, "pcq_strerror(%d)", v);
+        FZ_CHECK(pcq_status_family(v) == want, "pcq_status_family(%s) = %d", t[i].name,
+                 (int)pcq_status_family(v));
+    }
+}
+
+#ifndef PCQ_NO_ENCODER
+/* Every writer call on a NULL writer: PCQ_ERR_INVALID_ARG. */
+static void check_null_writer(void)
+{
+    static const uint8_t name[2] = {'a', 0};
+    static const uint32_t ids[1] = {1};
+    pcq_counterset_reg set;
+    pcq_counter_reg c;
+    pcq_guid g;
+    pcq_identifier id;
+    pcq_string_entry e;
+    pcq_data h;
+    size_t len = 7;
+    memset(&set, 0, sizeof set);
+    memset(&c, 0, sizeof c);
+    memset(&g, 0, sizeof g);
+    memset(&id, 0, sizeof id);
+    memset(&e, 0, sizeof e);
+    memset(&h, 0, sizeof h);
+    pcq_writer_init(NULL, NULL, 0);
+    FZ_CHECK(pcq_writer_finish(NULL, &len) == PCQ_ERR_INVALID_ARG && len == 0 &&
+                 pcq_put_counterset_reg(NULL, &set) == PCQ_ERR_INVALID_ARG &&
+                 pcq_put_counter_reg(NULL, &c) == PCQ_ERR_INVALID_ARG &&
+                 pcq_put_string(NULL, name, 2) == PCQ_ERR_INVALID_ARG &&
+                 pcq_put_guid(NULL, &g) == PCQ_ERR_INVALID_ARG &&
+                 pcq_put_instance(NULL, 0, name, 2) == PCQ_ERR_INVALID_ARG &&
+                 pcq_put_identifier(NULL, &id) == PCQ_ERR_INVALID_ARG &&
+                 pcq_put_strings(NULL, &e, 1, PCQ_STROFF_WIN32) == PCQ_ERR_INVALID_ARG &&
+                 pcq_begin_data(NULL, &h) == PCQ_ERR_INVALID_ARG &&
+                 pcq_put_error_block(NULL, 0) == PCQ_ERR_INVALID_ARG &&
+                 pcq_begin_block(NULL, PCQ_PERF_MULTI_COUNTERS, 0, ids, 1) == PCQ_ERR_INVALID_ARG &&
+                 pcq_put_data_instance(NULL, 0, name, 2) == PCQ_ERR_INVALID_ARG &&
+                 pcq_put_value(NULL, name, 2) == PCQ_ERR_INVALID_ARG &&
+                 pcq_put_value_u32(NULL, 0) == PCQ_ERR_INVALID_ARG &&
+                 pcq_put_value_u64(NULL, 0) == PCQ_ERR_INVALID_ARG &&
+                 pcq_end_block(NULL) == PCQ_ERR_INVALID_ARG &&
+                 pcq_end_data(NULL) == PCQ_ERR_INVALID_ARG &&
+                 pcq_reencode(PCQ_KIND_GUID, name, 2, NULL, 0, NULL, NULL) == PCQ_ERR_INVALID_ARG,
+             "a writer call accepts a NULL writer (or pcq_reencode a NULL out_len)");
+}
+#endif
+
 /* The small helpers, on numbers taken from the input: kinds, names, codes. */
 static void check_helpers(const uint8_t *data, size_t size)
 {
@@ -126,6 +192,10 @@ static void check_helpers(const uint8_t *data, size_t size)
                  pcq_validate(PCQ_KIND_END_, data, size, NULL, NULL) == PCQ_ERR_INVALID_ARG,
              "pcq_validate accepts a kind that is none");
     check_caller_errors();
+    check_status_table();
+#ifndef PCQ_NO_ENCODER
+    check_null_writer();
+#endif
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

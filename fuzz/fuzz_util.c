@@ -769,7 +769,14 @@ static int walk_named_array(walk *w, const pcq_opts *o, pcq_error *e, int ids)
         }
         FZ_CHECK(r == 0, "%s: next() after the end returned %d", kind, r);
     } else {
+        pcq_error first = it.err;
+        pcq_identifier id;
+        pcq_instance in;
         check_error(kind, r, &it.err, w->len, NULL);
+        /* A failed iterator keeps its first error. */
+        FZ_CHECK((ids ? pcq_identifiers_next(&it, &id) : pcq_instances_next(&it, &in)) == r,
+                 "%s: next() after %s returns something else", kind, pcq_status_name(r));
+        same_error("first next()", &first, "next() again", &it.err);
     }
     rec_u(w->rec, k);
     if (rc == PCQ_OK) {
@@ -1128,6 +1135,17 @@ int fz_walk(pcq_kind kind, const uint8_t *buf, size_t len, const pcq_opts *opts,
     memset(&vds, 0, sizeof vds);
     vds.len = len;
     vr = pcq_validate(kind, buf, len, opts ? &vo : NULL, &v);
+    {   /* No callback and no error out-parameter: the same status. */
+        pcq_opts q;
+        if (opts) {
+            q = *opts;
+            q.on_diag = NULL;
+            q.ctx = NULL;
+        }
+        FZ_CHECK(pcq_validate(kind, buf, len, opts ? &q : NULL, NULL) == rc,
+                 "pcq_validate(%s) without a callback and err: another status",
+                 decoder_name(kind));
+    }
     if (ds) {
         FZ_CHECK(vds.n == nd, "pcq_validate(%s) reports %zu diagnostics, the decoder %zu",
                  decoder_name(kind), vds.n, nd);

@@ -120,7 +120,7 @@ $(eval $(call pcq_harden_variant,replay,$(REPLAY_CC),$(REPLAY_FLAGS),\
 # cov: clang source-based coverage. covlim: the same with the compile-time caps
 # lowered (COV_KNOBS), so the corpus reaches the PCQ_ERR_LIMIT paths with small
 # inputs; its replays run too, and the profiles are merged.
-COV_KNOBS ?= -DPCQ_MAX_COUNTERS=16 -DPCQ_MAX_INSTANCES=16
+COV_KNOBS ?= -DPCQ_MAX_COUNTERS=16 -DPCQ_MAX_INSTANCES=16 -DPCQ_PAIR_CHECK_MAX=8
 $(eval $(call pcq_harden_variant,cov,$(COV_CC),$(COV_FLAGS),\
   $(COV_CC) $(COV_FLAGS) -c $$< -o $$@,$(COV_CC)))
 $(eval $(call pcq_harden_variant,covlim,$(COV_CC),$(COV_FLAGS) $(COV_KNOBS),\
@@ -171,7 +171,7 @@ fuzz-replay: $(HV_replay_REPLAYS)
 # One target at a time (the machine is shared): FUZZ_SECONDS each.
 fuzz-run: $(FUZZ_EXES)
 	@mkdir -p $(HARDEN_OUT)/artifacts
-	@for t in $(FUZZ_TARGETS); do \
+	@bad=; for t in $(FUZZ_TARGETS); do \
 	  mkdir -p $(HARDEN_OUT)/corpus/$$t; \
 	  echo "== fuzz-run: $$t for $(FUZZ_SECONDS) s"; \
 	  $(FUZZ_BIN)/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) -max_len=$(FUZZ_MAX_LEN) \
@@ -182,9 +182,11 @@ fuzz-run: $(FUZZ_EXES)
 	  if [ $$rc != 0 ]; then \
 	    grep -E 'PROPERTY FAILED|ERROR: |SUMMARY: |runtime error|Test unit written' \
 	      $(HARDEN_OUT)/fuzz-$$t.log | head -n 20; \
-	    echo "fuzz-run: $$t FAILED (exit $$rc); log: $(HARDEN_OUT)/fuzz-$$t.log"; exit 1; \
+	    echo "fuzz-run: $$t FAILED (exit $$rc); log: $(HARDEN_OUT)/fuzz-$$t.log"; bad="$$bad $$t"; \
 	  fi; \
-	done; echo "fuzz-run: $(words $(FUZZ_TARGETS)) targets, $(FUZZ_SECONDS) s each, no finding"
+	done; \
+	if [ -n "$$bad" ]; then echo "fuzz-run: findings in:$$bad"; exit 1; fi; \
+	echo "fuzz-run: $(words $(FUZZ_TARGETS)) targets, $(FUZZ_SECONDS) s each, no finding"
 
 # Adds to fuzz/corpus/<t>/ only the inputs that bring new coverage.
 fuzz-merge: $(FUZZ_EXES)
