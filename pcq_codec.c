@@ -1193,7 +1193,10 @@ static void block_values(const uint8_t *buf, size_t buf_len, const pcq_block *b,
     it->count_what = "_PERF_MULTI_COUNTERS.dwCounters";
     it->size_at = b->offset + CH_SZ;
     it->size_what = "_PERF_COUNTER_HEADER.dwSize";
-    if (it->left == 0) it->pos = it->end;
+    /* Blocks without values iterate nothing. A PERF_MULTI_COUNTERS block with
+     * no counters still has its unused bytes checked (validation.md). */
+    if (b->type != PCQ_PERF_MULTI_COUNTERS && b->type != PCQ_PERF_SINGLE_COUNTER)
+        it->pos = it->end;
 }
 
 /* Walks a whole sequence (validation); returns its first error or 0. */
