@@ -1340,37 +1340,126 @@ static uint32_t name_hash(const pcq_calc_row *r)
     return (uint32_t)(h >> 32);
 }
 
-/* Chains leaders by hash into as many buckets as there are rows and
- * compares only within a chain (n < 2^31 - 1). While it runs, three fields
- * that are 0 in every instance row hold the table: a row's instances_used
- * is the head of bucket <row> (leader index + 1), a leader's aggregate_func
- * its hash and is_aggregate the next leader of its bucket. */
+/* While name#n runs, three fields that are 0 in every instance row hold a
+ * hash table of the leaders, with links as leader index + 1 (0 ends a list):
+ * a row's instances_used heads bucket <row>, a leader's aggregate_func holds
+ * its hash and is_aggregate the next leader of its list. */
+static size_t link_next(const pcq_calc_row *rows, size_t k)
+{
+    return (size_t)rows[k - 1].is_aggregate;
+}
+
+static void link_set(pcq_calc_row *rows, size_t k, size_t next)
+{
+    rows[k - 1].is_aggregate = (int)next;
+}
+
+/* Leader a comes before leader b in name#n order: InstanceId, then position. */
+static int numbered_before(const pcq_calc_row *rows, size_t a, size_t b)
+{
+    return rows[a - 1].instance_id < rows[b - 1].instance_id ||
+           (rows[a - 1].instance_id == rows[b - 1].instance_id && a < b);
+}
+
+static size_t merge_lists(pcq_calc_row *rows, size_t a, size_t b)
+{
+    size_t head = 0, tail = 0, k;
+    while (a != 0 && b != 0) {
+        if (numbered_before(rows, a, b)) {
+            k = a;
+            a = link_next(rows, a);
+        } else {
+            k = b;
+            b = link_next(rows, b);
+        }
+        if (tail != 0)
+            link_set(rows, tail, k);
+        else
+            head = k;
+        tail = k;
+    }
+    k = a != 0 ? a : b;
+    if (tail != 0)
+        link_set(rows, tail, k);
+    else
+        head = k;
+    return head;
+}
+
+/* Merge sort of the list at head into name#n order (recursion depth log2). */
+static size_t sort_list(pcq_calc_row *rows, size_t head)
+{
+    size_t slow = head, fast, second;
+    if (head == 0 || link_next(rows, head) == 0)
+        return head;
+    for (fast = link_next(rows, head); fast != 0 && link_next(rows, fast) != 0;
+         fast = link_next(rows, link_next(rows, fast)))
+        slow = link_next(rows, slow);
+    second = link_next(rows, slow);
+    link_set(rows, slow, 0);
+    return merge_lists(rows, sort_list(rows, head), sort_list(rows, second));
+}
+
+/* Numbers the leaders of one bucket: the ones named like the first are taken
+ * out, sorted by (InstanceId, position) and numbered 0, 1, ... in that order,
+ * so each one's n counts those before it (the pair rule); then the rest. */
+static void number_bucket(pcq_calc_row *rows, size_t list)
+{
+    while (list != 0) {
+        size_t first = list, same = 0, rest = 0, k, next;
+        uint32_t n = 0;
+        for (k = list; k != 0; k = next) {
+            next = link_next(rows, k);
+            if (k == first || (rows[k - 1].aggregate_func == rows[first - 1].aggregate_func &&
+                               same_name(&rows[first - 1], &rows[k - 1]))) {
+                link_set(rows, k, same);
+                same = k;
+            } else {
+                link_set(rows, k, rest);
+                rest = k;
+            }
+        }
+        for (k = sort_list(rows, same); k != 0; k = link_next(rows, k))
+            rows[k - 1].dup_index = n++;
+        list = rest;
+    }
+}
+
+/* The bucket of hash h among n. */
+static size_t bucket_of(uint32_t h, size_t n)
+{
+    return (size_t)(((uint64_t)h * n) >> 32);
+}
+
+/* Chains the leaders by hash into as many buckets as there are rows (n <
+ * 2^31 - 1), then numbers each bucket once: O(groups) when names are unique,
+ * O(d log d) for a name given to d groups. Returns the number of leaders. */
 static size_t number_hashed(pcq_calc_row *rows, size_t n)
 {
-    size_t i, k, leaders = 0;
+    size_t i, b, leaders = 0;
     for (i = 0; i < n; i++) {
-        uint32_t h, b;
         if (!rows[i].has_instance || !leads(rows, i))
             continue;
         leaders++;
-        h = name_hash(&rows[i]);
-        b = (uint32_t)(((uint64_t)h * n) >> 32);
-        for (k = rows[b].instances_used; k != 0; k = (size_t)rows[k - 1].is_aggregate)
-            if (rows[k - 1].aggregate_func == h && same_name(&rows[k - 1], &rows[i]))
-                count_pair(&rows[k - 1], &rows[i]);
-        rows[i].aggregate_func = h;
-        rows[i].is_aggregate = (int)rows[b].instances_used;
+        rows[i].aggregate_func = name_hash(&rows[i]);
+        b = bucket_of(rows[i].aggregate_func, n);
+        link_set(rows, i + 1, rows[b].instances_used);
         rows[b].instances_used = (uint32_t)(i + 1);
     }
+    for (b = 0; leaders > 0 && b < n; b++)
+        if (rows[b].instances_used != 0) {
+            number_bucket(rows, rows[b].instances_used);
+            rows[b].instances_used = 0;
+        }
     return leaders;
 }
 
 /* "name#n": n counts the groups of the same name ordered before this one by
  * (InstanceId, position), so the numbering does not depend on the order
- * the server happened to list instances in. Only leaders of the same name
- * are compared (hashed: O(groups) when names are unique); no memory of its
- * own. Then every row of a group takes its leader's n, and the fields the
- * table borrowed are 0 again. */
+ * the server happened to list instances in. Leaders are hashed by name and
+ * each name's leaders sorted: O(groups) for unique names, O(d log d) for a
+ * name of d groups; no memory of its own. Then every row of a group takes
+ * its leader's n, and the fields the table borrowed are 0 again. */
 static void number_duplicates(pcq_calc_row *rows, size_t n)
 {
     size_t i;
