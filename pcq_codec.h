@@ -694,7 +694,7 @@ typedef struct pcq_calc_row {
  * Time: O(values) when instances keep their order between samples and a
  * block lists at most 64 counters (longer lists: O(values x counters per
  * instance)); a moved instance costs a scan of the older buffer; name#n
- * sorts the d instances of a repeated name (d log d). About 8 KiB of stack. */
+ * sorts the d instances of a repeated name (d log d). About 10 KiB of stack. */
 PCQ_API int pcq_calc_cook(const pcq_counterset_info *info, const pcq_data *older,
                           const pcq_data *newer, const pcq_identifier *ids, size_t n_ids,
                           unsigned flags, pcq_calc_row *rows, size_t cap, size_t *count,
