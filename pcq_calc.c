@@ -1340,10 +1340,16 @@ static uint32_t name_hash(const pcq_calc_row *r)
     return (uint32_t)(h >> 32);
 }
 
-/* While name#n runs, three fields that are 0 in every instance row hold a
- * hash table of the leaders, with links as leader index + 1 (0 ends a list):
- * a row's instances_used heads bucket <row>, a leader's aggregate_func holds
- * its hash and is_aggregate the next leader of its list. */
+/* While name#n runs, three fields that are 0 in every instance row hold its
+ * state, as row index + 1 where they link (0 ends a list): a leader's
+ * instances_used holds its group's length (set as the group was cooked), its
+ * is_aggregate the next leader of its list, and a row's aggregate_func the
+ * head of bucket <row>. So the passes touch leaders, not every row. */
+static size_t group_len(const pcq_calc_row *rows, size_t i)
+{
+    return rows[i].instances_used > 0 ? rows[i].instances_used : 1;
+}
+
 static size_t link_next(const pcq_calc_row *rows, size_t k)
 {
     return (size_t)rows[k - 1].is_aggregate;
@@ -1410,8 +1416,7 @@ static void number_bucket(pcq_calc_row *rows, size_t list)
         uint32_t n = 0;
         for (k = list; k != 0; k = next) {
             next = link_next(rows, k);
-            if (k == first || (rows[k - 1].aggregate_func == rows[first - 1].aggregate_func &&
-                               same_name(&rows[first - 1], &rows[k - 1]))) {
+            if (k == first || same_name(&rows[first - 1], &rows[k - 1])) {
                 link_set(rows, k, same);
                 same = k;
             } else {
@@ -1425,33 +1430,44 @@ static void number_bucket(pcq_calc_row *rows, size_t list)
     }
 }
 
-/* The bucket of hash h among n. */
-static size_t bucket_of(uint32_t h, size_t n)
+/* The bucket of a leader's name among n. */
+static size_t bucket_of(const pcq_calc_row *r, size_t n)
 {
-    return (size_t)(((uint64_t)h * n) >> 32);
+    return (size_t)(((uint64_t)name_hash(r) * n) >> 32);
 }
 
-/* Chains the leaders by hash into as many buckets as there are rows (n <
- * 2^31 - 1), then numbers each bucket once: O(groups) when names are unique,
- * O(d log d) for a name given to d groups. Returns the number of leaders. */
-static size_t number_hashed(pcq_calc_row *rows, size_t n)
+/* Chains the leaders with a name by hash into as many buckets as there are
+ * rows (n < 2^31 - 1), then numbers each bucket once: O(groups) when names
+ * are unique, O(d log d) for a name given to d groups. */
+static void number_hashed(pcq_calc_row *rows, size_t n)
 {
-    size_t i, b, leaders = 0;
-    for (i = 0; i < n; i++) {
-        if (!rows[i].has_instance || !leads(rows, i))
+    size_t i, b;
+    for (i = 0; i < n; i += group_len(rows, i)) {
+        if (!rows[i].has_instance)
             continue;
-        leaders++;
-        rows[i].aggregate_func = name_hash(&rows[i]);
-        b = bucket_of(rows[i].aggregate_func, n);
-        link_set(rows, i + 1, rows[b].instances_used);
-        rows[b].instances_used = (uint32_t)(i + 1);
+        b = bucket_of(&rows[i], n);
+        link_set(rows, i + 1, rows[b].aggregate_func);
+        rows[b].aggregate_func = (uint32_t)(i + 1);
     }
-    for (b = 0; leaders > 0 && b < n; b++)
-        if (rows[b].instances_used != 0) {
-            number_bucket(rows, rows[b].instances_used);
-            rows[b].instances_used = 0;
+    for (i = 0; i < n; i += group_len(rows, i)) {
+        if (!rows[i].has_instance)
+            continue;
+        b = bucket_of(&rows[i], n);
+        if (rows[b].aggregate_func != 0) {
+            number_bucket(rows, rows[b].aggregate_func);
+            rows[b].aggregate_func = 0;
         }
-    return leaders;
+    }
+}
+
+/* The group lengths back to 0 (a failed cook leaves them behind). */
+static void clear_lengths(pcq_calc_row *rows, size_t n)
+{
+    size_t i, len;
+    for (i = 0; i < n; i += len) {
+        len = group_len(rows, i);
+        rows[i].instances_used = 0;
+    }
 }
 
 /* "name#n": n counts the groups of the same name ordered before this one by
@@ -1459,20 +1475,20 @@ static size_t number_hashed(pcq_calc_row *rows, size_t n)
  * the server happened to list instances in. Leaders are hashed by name and
  * each name's leaders sorted: O(groups) for unique names, O(d log d) for a
  * name of d groups; no memory of its own. Then every row of a group takes
- * its leader's n, and the fields the table borrowed are 0 again. */
+ * its leader's n, and the fields borrowed are 0 again. */
 static void number_duplicates(pcq_calc_row *rows, size_t n)
 {
-    size_t i;
-    if (n >= 0x7FFFFFFFu)
+    size_t i, k, len;
+    if (n < 0x7FFFFFFFu)
+        number_hashed(rows, n);
+    else
         number_pairwise(rows, n);     /* a link would not fit in is_aggregate */
-    else if (number_hashed(rows, n) == 0)
-        return;                       /* no instance: every n is 0, nothing borrowed */
-    for (i = 0; i < n; i++) {
+    for (i = 0; i < n; i += len) {
+        len = group_len(rows, i);
         rows[i].instances_used = 0;
-        rows[i].aggregate_func = 0;
         rows[i].is_aggregate = 0;
-        if (!leads(rows, i))
-            rows[i].dup_index = rows[i - 1].dup_index;
+        for (k = 1; rows[i].dup_index != 0 && k < len; k++)
+            rows[i + k].dup_index = rows[i].dup_index;
     }
 }
 
@@ -1654,13 +1670,33 @@ static int scan_blocks(const cook_ctx *c, const pcq_data *d, size_t *rows, int *
     return rc;
 }
 
+/* Cooks every group of the newer sample into rows (*n of them so far); the
+ * first row of each group keeps the group's length in instances_used, for
+ * name#n. */
+static int cook_groups(cook_ctx *c, pcq_calc_row *rows, size_t *n)
+{
+    gwalk w;
+    cgroup g, og;
+    int rc;
+    gwalk_begin(&w, c->newer, c->ids, c->n_ids, c->multi_set, c->info);
+    while ((rc = gwalk_next(&w, &g, c->err)) == 1) {
+        size_t first = *n;
+        int found = 0;
+        if (c->older != NULL && (found = match_older(c, &g, &og)) < 0)
+            return found;
+        if ((rc = cook_any(c, &g, found == 1 ? &og : NULL, rows, n)) < 0)
+            return rc;
+        if (*n > first)
+            rows[first].instances_used = (uint32_t)(*n - first);
+    }
+    return rc;
+}
+
 int pcq_calc_cook(const pcq_counterset_info *info, const pcq_data *older, const pcq_data *newer,
                   const pcq_identifier *ids, size_t n_ids, unsigned flags, pcq_calc_row *rows,
                   size_t cap, size_t *count, pcq_error *err)
 {
     cook_ctx c;
-    gwalk w;
-    cgroup g, og;
     pcq_counter_reg r;
     size_t need = 0, n = 0, old_rows = 0;
     uint32_t i;
@@ -1693,16 +1729,10 @@ int pcq_calc_cook(const pcq_counterset_info *info, const pcq_data *older, const 
             return rc;
         gwalk_begin(&c.hint, older, ids, n_ids, c.multi_set, info);
     }
-    gwalk_begin(&w, newer, ids, n_ids, c.multi_set, info);
-    while ((rc = gwalk_next(&w, &g, err)) == 1) {
-        int found = 0;
-        if (older != NULL && (found = match_older(&c, &g, &og)) < 0)
-            return found;
-        if ((rc = cook_any(&c, &g, found == 1 ? &og : NULL, rows, &n)) < 0)
-            return rc;
-    }
-    if (rc < 0)
+    if ((rc = cook_groups(&c, rows, &n)) < 0) {
+        clear_lengths(rows, n);
         return rc;
+    }
     number_duplicates(rows, n);
     if (aggregates(info))
         n += aggregate_rows(info, flags, rows, n);
