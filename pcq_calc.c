@@ -1162,15 +1162,22 @@ typedef struct cread {
     int rc;
 } cread;
 
-/* The sample of value x of sample r, without related values. */
-static void col_value(const cread *r, const cval *x, pcq_calc_sample *s)
+/* A sample of group r with its clocks and nothing else: the value and the
+ * related values are set per column. */
+static void col_sample(const cread *r, pcq_calc_sample *s)
 {
     memset(s, 0, sizeof *s);
-    s->value = x->u64;
-    s->value_size = x->size;
     s->time = r->d->perf_time_stamp;
     s->time_100ns = r->d->perf_time_100nsec;
     s->freq = r->d->perf_freq;
+}
+
+/* The related values col_related set, gone again before the next column. */
+static void clear_related(pcq_calc_sample *s)
+{
+    s->base = s->obj_time = s->obj_freq = s->multi = 0;
+    s->base_size = 0;
+    s->have = 0;
 }
 
 /* The related values column col needs, into s: at positions rel of group r;
@@ -1224,6 +1231,8 @@ static int cook_columns(cook_ctx *c, const cgroup *g, const cgroup *og, pcq_calc
         read_group(c->older, og, og->blk.num_counters, orr.v, &orr.m, &orr.rc);
     }
     row_start(&tmpl, g, 0, 0);
+    col_sample(&nr, &ns);
+    col_sample(og != NULL ? &orr : &nr, &os);
     for (j = 0; j < nr.m; j++) {
         const ccol *col = &c->cols.col[j];
         const cval *ox = NULL;
@@ -1232,7 +1241,8 @@ static int cook_columns(cook_ctx *c, const cgroup *g, const cgroup *og, pcq_calc
         if (!col->found)
             return cook_fail(c->err, PCQ_ERR_INVALID_ARG, id_offset(c->newer, g, j),
                              "counter id not in the counterset-info");
-        col_value(&nr, &nr.v[j], &ns);
+        ns.value = nr.v[j].u64;
+        ns.value_size = nr.v[j].size;
         if (col->need != 0 && (rc = col_related(c, &nr, col, col->rel, &ns)) < 0)
             return rc;
         if (og != NULL && (have_old = at_pos(orr.v, orr.m, orr.rc, col->opos, &ox)) < 0)
@@ -1241,7 +1251,8 @@ static int cook_columns(cook_ctx *c, const cgroup *g, const cgroup *og, pcq_calc
          * only to look up its related counters (which may still fail). */
         have_old = have_old && (col->two || col->need != 0);
         if (have_old) {
-            col_value(&orr, ox, &os);
+            os.value = ox->u64;
+            os.value_size = ox->size;
             if (col->need != 0 && (rc = col_related(c, &orr, col, col->orel, &os)) < 0)
                 return rc;
         }
@@ -1253,6 +1264,10 @@ static int cook_columns(cook_ctx *c, const cgroup *g, const cgroup *og, pcq_calc
         row->attrib = col->attrib;
         row->status = calc_eval(col->t, col->scale, have_old ? &os : NULL, &ns, c->flags,
                                 &row->value, &row->notes);
+        if (col->need != 0) {
+            clear_related(&ns);
+            clear_related(&os);
+        }
         (*n)++;
     }
     return nr.rc;
