@@ -1561,6 +1561,55 @@ static void test_cook_counts_and_aggregate_order(void)
     TL_CHECK(rc == PCQ_OK && n == 0, "nothing to cook: %s, %zu rows", pcq_status_name(rc), n);
 }
 
+/* ------------------------------------------------------------------------ */
+/* Cooking: values that are not 16-byte records (a 2-byte value, an 8-byte  */
+/* value in a 24-byte record) among ordinary ones                           */
+/* ------------------------------------------------------------------------ */
+static void layout_data(wbuf *w, uint64_t t, uint32_t n1, uint64_t n3)
+{
+    static const uint32_t ids[3] = {1, 2, 3};
+    size_t b, mi;
+    data_begin(w, t, 0, 1000u);
+    b = block_begin(w, 6);
+    multi_counters(w, ids, 3);
+    mi = multi_instances_begin(w);
+    instance(w, 1, "a");
+    value32(w, n1);                                               /* at 112 */
+    put32(w, 2); put32(w, 16); put32(w, 0x1234); put32(w, 0);     /* 2 bytes, at 128 */
+    put32(w, 8); put32(w, 24); put64(w, n3); put64(w, 0);         /* 24-byte record, at 144 */
+    multi_instances_end(w, mi, 1);
+    block_end(w, b);
+    data_end(w, 1);
+}
+
+static void test_cook_value_layouts(void)
+{
+    wbuf wi, wo, wn;
+    pcq_counterset_info info;
+    pcq_data od, nd;
+    pcq_calc_row rows[4];
+    size_t n = 0;
+    int rc;
+
+    info_begin(&wi, 3, 2);
+    info_counter(&wi, 1, 0x10410400, 0, 0, 0, 0, 0, 0, 0);        /* COUNTER_COUNTER */
+    info_counter(&wi, 2, 0x00010000, 0, 0, 0, 0, 0, 0, 0);        /* RAWCOUNT */
+    info_counter(&wi, 3, 0x00010100, 0, 0, 0, 0, 0, 0, 0);        /* LARGE_RAWCOUNT */
+    layout_data(&wo, 1000000, 100, 5);
+    layout_data(&wn, 1002000, 300, 77);                           /* 2 s later */
+    if (decode_info(&wi, &info) || decode_data(&wo, &od) || decode_data(&wn, &nd))
+        return;
+    rc = pcq_calc_cook(&info, &od, &nd, NULL, 0, 0, rows, 4, &n, NULL);
+    TL_CHECK(rc == PCQ_OK && n == 3, "layouts: %s, %zu rows", pcq_status_name(rc), n);
+    /* (300 - 100) / 2 s = 100 /sec; a 2-byte value is no number; 77. Each row
+     * points at its record: 48 + 16 + 24 + 8 + 16 = 112, then + 16, + 16. */
+    ROW(1, "a", 0, PCQ_CALC_OK, 100.0);
+    ROW(2, "a", 0, PCQ_CALC_BAD_VALUE_SIZE, 0);
+    ROW(3, "a", 0, PCQ_CALC_OK, 77.0);
+    TL_CHECK(n == 3 && rows[0].offset == 112 && rows[1].offset == 128 && rows[2].offset == 144,
+             "value offsets %zu %zu %zu", rows[0].offset, rows[1].offset, rows[2].offset);
+}
+
 int main(void)
 {
     test_table();
@@ -1579,5 +1628,6 @@ int main(void)
     test_cook_long_list();
     test_cook_many_duplicates();
     test_cook_counts_and_aggregate_order();
+    test_cook_value_layouts();
     return tl_finish();
 }
