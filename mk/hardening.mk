@@ -24,7 +24,7 @@
 # that line to $(RESULTS) when the Makefile defines it (see CHECK_EXTRA there).
 
 # ---- what to build (defaults for a standalone run) --------------------------
-PCQ_LIB_SRCS          ?= pcq_codec.c $(wildcard pcq_writer.c pcq_calc.c)
+PCQ_LIB_SRCS          ?= pcq_codec.c pcq_calc.c
 PCQ_TEST_SRCS         ?= $(wildcard test/test_*.c)
 PCQ_TEST_SUPPORT_SRCS ?= $(filter-out $(PCQ_TEST_SRCS),$(wildcard test/*.c)) \
                          $(filter-out tools/pcqdump/pcqdump.c,$(wildcard tools/pcqdump/*.c))
@@ -242,3 +242,6 @@ check-valgrind: $(HV_vg_TESTS) $(HV_vg_REPLAYS) $(HV_replay_REPLAYS)
 
 hardening-clean:
 	rm -rf $(HARDEN_OUT) $(FUZZ_BIN)
+
+# make check replays every corpus and every past crasher (ASan + UBSan, $(CC)).
+CHECK_EXTRA += fuzz-replay
