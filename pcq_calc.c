@@ -1162,14 +1162,20 @@ typedef struct cread {
     int rc;
 } cread;
 
-/* A sample of group r with its clocks and nothing else: the value and the
- * related values are set per column. */
-static void col_sample(const cread *r, pcq_calc_sample *s)
+/* Reads group g of sample d into r, and sets s up as a sample of it with
+ * its clocks and nothing else: the value and the related values are set
+ * per column. */
+static void cread_group(cread *r, const pcq_data *d, const cgroup *g, int loose,
+                        pcq_calc_sample *s)
 {
+    r->d = d;
+    r->g = g;
+    r->loose = loose;
+    read_group(d, g, g->blk.num_counters, r->v, &r->m, &r->rc);
     memset(s, 0, sizeof *s);
-    s->time = r->d->perf_time_stamp;
-    s->time_100ns = r->d->perf_time_100nsec;
-    s->freq = r->d->perf_freq;
+    s->time = d->perf_time_stamp;
+    s->time_100ns = d->perf_time_100nsec;
+    s->freq = d->perf_freq;
 }
 
 /* The related values col_related set, gone again before the next column. */
@@ -1220,19 +1226,10 @@ static int cook_columns(cook_ctx *c, const cgroup *g, const cgroup *og, pcq_calc
     uint32_t j;
     int rc;
 
-    nr.d = c->newer;
-    nr.g = g;
-    nr.loose = c->loose_new;
-    read_group(c->newer, g, g->blk.num_counters, nr.v, &nr.m, &nr.rc);
-    if (og != NULL) {
-        orr.d = c->older;
-        orr.g = og;
-        orr.loose = c->loose_old;
-        read_group(c->older, og, og->blk.num_counters, orr.v, &orr.m, &orr.rc);
-    }
+    cread_group(&nr, c->newer, g, c->loose_new, &ns);
+    if (og != NULL)
+        cread_group(&orr, c->older, og, c->loose_old, &os);
     row_start(&tmpl, g, 0, 0);
-    col_sample(&nr, &ns);
-    col_sample(og != NULL ? &orr : &nr, &os);
     for (j = 0; j < nr.m; j++) {
         const ccol *col = &c->cols.col[j];
         const cval *ox = NULL;
