@@ -555,6 +555,7 @@ static int cook_fail(pcq_error *err, int code, size_t offset, const char *what)
         err->code = code;
         err->offset = offset;
         err->what = what;
+        err->diag = 0;                /* only PCQ_ERR_NONCONFORMANT names a rule */
     }
     return code;
 }

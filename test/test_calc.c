@@ -1509,9 +1509,10 @@ static void test_cook_counts_and_aggregate_order(void)
     data_end(&wn, 3);
     if (decode_data(&wn, &nd))
         return;
+    e.diag = 99;
     rc = pcq_calc_cook(&info, NULL, &nd, NULL, 0, 0, NULL, 0, &n, &e);
-    TL_CHECK(rc == PCQ_ERR_INVALID_ARG && e.offset == 112, "no counter for block 2: %s at %zu",
-             pcq_status_name(rc), e.offset);
+    TL_CHECK(rc == PCQ_ERR_INVALID_ARG && e.offset == 112 && e.diag == 0,
+             "no counter for block 2: %s at %zu (diag %d)", pcq_status_name(rc), e.offset, e.diag);
 
     /* Aggregates (InstanceType 6) come in the info's order although the block
      * lists 3, 2, 1: counter 1 maximum of 5, 7, 6 = 7; counter 2 none; counter
