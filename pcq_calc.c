@@ -15,6 +15,20 @@
 #include <string.h>
 #include <inttypes.h>
 
+/* Defensive checks that no input can reach, in SQLite's manner (as in
+ * pcq_codec.c): PCQ_NEVER(x) is a condition no input makes true, PCQ_ALWAYS(x)
+ * one no input makes false. The check still runs in every build; the coverage
+ * gate (ci/coverage-gate.sh) leaves the branches of such a line and its
+ * never-run body out. Each use says why it cannot be reached. The cook's
+ * buffers come from pcq_decode_data and pcq_decode_counterset_info, which have
+ * validated every block, instance and value, so the iterators cannot fail. */
+#ifndef PCQ_NEVER
+#define PCQ_NEVER(x) (x)
+#endif
+#ifndef PCQ_ALWAYS
+#define PCQ_ALWAYS(x) (x)
+#endif
+
 /* ------------------------------------------------------------------------ */
 /* Statuses                                                                 */
 /* ------------------------------------------------------------------------ */
@@ -211,15 +225,14 @@ static int clock_delta(uint64_t older, uint64_t newer, uint64_t *d)
     return PCQ_CALC_OK;
 }
 
-/* Width of the base when the sample does not say: the base types of the
- * §2.2.4.2 table (AVERAGE_BASE, SAMPLE_BASE, RAW_BASE are 32-bit; LARGE_RAW_BASE
- * is 64-bit, the clock of the PRECISION types). */
+/* Width of the base delta when the sample does not say: the base types of the
+ * §2.2.4.2 table (AVERAGE_BASE, SAMPLE_BASE are 32-bit; LARGE_RAW_BASE is
+ * 64-bit, the clock of the PRECISION types). Raw fractions (RAW_BASE) take
+ * no delta and never come here. */
 static unsigned base_width(unsigned given, const pcq_calc_type *d)
 {
     if (given != 0)
         return given;
-    if (d->op == OP_RAW_FRACTION)
-        return d->size == 4 ? 4u : 8u;
     if (d->op == OP_TIMER)
         return 8;
     return 4;
@@ -338,7 +351,10 @@ static int formula(const pcq_calc_type *d, const pcq_calc_sample *o, const pcq_c
         break;
     }
 
-    /* Timer and queue types: dN over an interval. */
+    /* Timer and queue types: dN over an interval. precheck took OP_TEXT and
+     * OP_BASE, the cases above every other op: only these five are left. */
+    if (PCQ_NEVER(d->op < OP_QUEUE || d->op > OP_MULTI_INV))
+        return PCQ_CALC_UNKNOWN_TYPE;
     st = interval(d, o, n, flags, &dd, notes);
     if (st != PCQ_CALC_OK)
         return st;
@@ -350,8 +366,8 @@ static int formula(const pcq_calc_type *d, const pcq_calc_sample *o, const pcq_c
     case OP_TIMER:     *out = 100.0 * ((double)dn / dd); break;
     case OP_TIMER_INV: *out = 100.0 * (1.0 - (double)dn / dd); break;
     case OP_MULTI:     *out = 100.0 * ((double)dn / dd) / m; break;
-    case OP_MULTI_INV: *out = 100.0 * (m - (double)dn / dd) / m; break;
-    default:           return PCQ_CALC_UNKNOWN_TYPE;
+    default:           /* OP_MULTI_INV, the one op left (the guard above) */
+                       *out = 100.0 * (m - (double)dn / dd) / m; break;
     }
     return PCQ_CALC_OK;
 }
@@ -398,7 +414,9 @@ static int calc_eval(const pcq_calc_type *d, int32_t scale, const pcq_calc_sampl
 
     if (st == PCQ_CALC_OK)
         st = formula(d, older, newer, flags, &v, &nb);
-    if (st == PCQ_CALC_OK && !isfinite(v))
+    /* Inputs are 64-bit integers and every divisor is 1 or more (or a
+     * frequency, itself an integer): |v| < 2^128, far inside a double. */
+    if (st == PCQ_CALC_OK && PCQ_NEVER(!isfinite(v)))
         st = PCQ_CALC_OUT_OF_RANGE;
     if (st == PCQ_CALC_OK && d->unit == PCQ_CALC_UNIT_PERCENT && !(flags & PCQ_CALC_NOCAP100)) {
         if (v > 100.0) { v = 100.0; nb |= PCQ_CALC_NOTE_CAPPED; }
@@ -411,7 +429,7 @@ static int calc_eval(const pcq_calc_type *d, int32_t scale, const pcq_calc_sampl
             v = apply_scale(v, scale);    /* x 10^0 is x, bit for bit */
         if (flags & PCQ_CALC_X1000)
             v *= 1000.0;
-        if (!isfinite(v))
+        if (PCQ_NEVER(!isfinite(v)))  /* < 2^128 x 10^10 x 1000: finite */
             st = PCQ_CALC_OUT_OF_RANGE;
     }
     if (st == PCQ_CALC_OK) {
@@ -539,7 +557,7 @@ typedef struct cgroup {
 /* Walks the groups of one data buffer, block after block. */
 typedef struct gwalk {
     const pcq_data *d;
-    const pcq_counterset_info *info;   /* for blocks without an identifier */
+    const pcq_counterset_info *info;   /* for blocks without an identifier; never NULL */
     const pcq_identifier *ids;
     size_t n_ids;
     int multi_set;             /* the counterset is not single-instance */
@@ -589,7 +607,7 @@ static const pcq_identifier *ident_for_block(const gwalk *w, uint32_t i)
 static int counter_for_block(const gwalk *w, uint32_t i, uint32_t *id)
 {
     pcq_counter_reg r;
-    if (w->n_ids > 0 || w->info == NULL || pcq_counterset_counter(w->info, i, &r) != PCQ_OK)
+    if (w->n_ids > 0 || pcq_counterset_counter(w->info, i, &r) != PCQ_OK)
         return 0;
     *id = r.counter_id;
     return 1;
@@ -604,7 +622,7 @@ static int gwalk_next(gwalk *w, cgroup *g, pcq_error *err)
         if (w->in_block) {
             memset(g, 0, sizeof *g);
             rc = pcq_instances_of_block_next(&w->insts, &g->inst);
-            if (rc < 0) {
+            if (PCQ_NEVER(rc < 0)) {  /* a validated buffer */
                 if (err != NULL) *err = w->insts.err;
                 return rc;
             }
@@ -619,7 +637,8 @@ static int gwalk_next(gwalk *w, cgroup *g, pcq_error *err)
                     id = ident_for_block(w, g->block_index);
                     if (id != NULL)
                         g->one_id = id->counter_id;
-                    else if (!counter_for_block(w, g->block_index, &g->one_id))
+                    /* a block without a counter: scan_blocks has failed on it already */
+                    else if (PCQ_NEVER(!counter_for_block(w, g->block_index, &g->one_id)))
                         return cook_fail(err, PCQ_ERR_INVALID_ARG, w->blk.offset,
                                          "PERF_MULTI_INSTANCES block without an identifier");
                 }
@@ -629,7 +648,7 @@ static int gwalk_next(gwalk *w, cgroup *g, pcq_error *err)
         }
         rc = pcq_blocks_next(&w->blocks, &w->blk);
         if (rc <= 0) {
-            if (rc < 0 && err != NULL) *err = w->blocks.err;
+            if (PCQ_NEVER(rc < 0) && err != NULL) *err = w->blocks.err;  /* validated */
             return rc;
         }
         w->next_block++;
@@ -650,7 +669,7 @@ static int gwalk_next(gwalk *w, cgroup *g, pcq_error *err)
                 g->has_instance = w->multi_set;
                 g->instance_id = id->instance_id;
                 g->name = id->name;
-            } else if (!counter_for_block(w, g->block_index, &g->one_id)) {
+            } else if (PCQ_NEVER(!counter_for_block(w, g->block_index, &g->one_id))) { /* scan_blocks failed on it */
                 return cook_fail(err, PCQ_ERR_INVALID_ARG, w->blk.offset,
                                  "PERF_SINGLE_COUNTER block without an identifier");
             }
@@ -854,13 +873,16 @@ static int find_reg(const pcq_counterset_info *info, uint32_t id, uint32_t hint,
                     pcq_counter_reg *r, uint32_t *index)
 {
     uint32_t i;
-    if (hint < info->set.num_counters && pcq_counterset_counter(info, hint, r) == PCQ_OK &&
+    /* i < num_counters of a validated counterset-info: always found */
+    if (hint < info->set.num_counters &&
+        PCQ_ALWAYS(pcq_counterset_counter(info, hint, r) == PCQ_OK) &&
         r->counter_id == id) {
         *index = hint;
         return 1;
     }
     for (i = 0; i < info->set.num_counters; i++)
-        if (pcq_counterset_counter(info, i, r) == PCQ_OK && r->counter_id == id) {
+        if (PCQ_ALWAYS(pcq_counterset_counter(info, i, r) == PCQ_OK) &&
+            r->counter_id == id) {
             *index = i;
             return 1;
         }
@@ -907,7 +929,8 @@ static void columns_older(colset *cs, const pcq_counterset_info *info, const pcq
         col->opos = first_pos(ob, col->id);
         for (k = 0; k < NREL; k++)
             col->orel[k] = NO_POS;
-        if (col->need == 0 || pcq_counterset_counter(info, col->index, &r) != PCQ_OK)
+        if (col->need == 0 ||
+            PCQ_NEVER(pcq_counterset_counter(info, col->index, &r) != PCQ_OK))  /* index found */
             continue;
         for (k = 0; k < NREL; k++)
             if (col_needs(col, k))
@@ -942,13 +965,15 @@ static int occurrence(const cook_ctx *c, const pcq_data *d, const cgroup *g, uin
     int rc;
     *occ = 0;
     gwalk_begin(&w, d, c->ids, c->n_ids, c->multi_set, c->info);
-    while ((rc = gwalk_next(&w, &o, c->err)) == 1) {
+    for (;;) {
+        rc = gwalk_next(&w, &o, c->err);
+        if (PCQ_NEVER(rc != 1))       /* g itself is one of d's groups */
+            return rc;
         if (o.block_index == g->block_index && o.inst_offset == g->inst_offset)
             return 0;
         if (same_group(g, &o))
             (*occ)++;
     }
-    return rc;
 }
 
 /* The group of the older sample that matches g of the newer: 1, 0, or < 0.
@@ -960,13 +985,13 @@ static int match_older(cook_ctx *c, const cgroup *g, cgroup *og)
     gwalk w = c->hint;
     uint32_t occ, seen = 0;
     int rc = gwalk_next(&w, og, c->err);
-    if (rc < 0)
+    if (PCQ_NEVER(rc < 0))            /* a validated buffer */
         return rc;
     if (rc == 1 && same_group(g, og)) {
         c->hint = w;
         return 1;
     }
-    if ((rc = occurrence(c, c->newer, g, &occ)) < 0)
+    if (PCQ_NEVER((rc = occurrence(c, c->newer, g, &occ)) < 0))
         return rc;
     gwalk_begin(&w, c->older, c->ids, c->n_ids, c->multi_set, c->info);
     while ((rc = gwalk_next(&w, og, c->err)) == 1) {
@@ -1000,7 +1025,7 @@ static int fill_sample(const cook_ctx *c, const pcq_data *d, int loose, const cg
     for (k = 0; k < NREL; k++) {
         if (!(need >> k & 1u) || (rc = find_related(c, d, loose, g, related_id(r, k), &rv)) == 0)
             continue;
-        if (rc < 0)
+        if (PCQ_NEVER(rc < 0))        /* a validated buffer */
             return rc;
         to_cval(&rv, &x);
         set_related(s, k, &x);
@@ -1047,12 +1072,14 @@ static int cook_group(cook_ctx *c, const cgroup *g, const cgroup *og, pcq_calc_r
         if (!find_reg(c->info, id, j, &r, &index))
             return cook_fail(c->err, PCQ_ERR_INVALID_ARG, id_offset(c->newer, g, j),
                              "counter id not in the counterset-info");
-        if ((rc = fill_sample(c, c->newer, c->loose_new, g, &r, &val, &ns)) < 0)
+        /* The buffers are validated: no walk below can fail. */
+        if (PCQ_NEVER((rc = fill_sample(c, c->newer, c->loose_new, g, &r, &val, &ns)) < 0))
             return rc;
         have_old = og != NULL && (rc = group_find(c->older, og, id, &oval)) == 1;
-        if (rc < 0)
+        if (PCQ_NEVER(rc < 0))
             return rc;
-        if (have_old && (rc = fill_sample(c, c->older, c->loose_old, og, &r, &oval, &os)) < 0)
+        if (have_old &&
+            PCQ_NEVER((rc = fill_sample(c, c->older, c->loose_old, og, &r, &oval, &os)) < 0))
             return rc;
         row_start(row, g, id, val.offset);
         row->type = r.type;
@@ -1076,7 +1103,9 @@ static void read_iter(const pcq_data *d, const cgroup *g, uint32_t n, cval *v, u
     gv_begin(d, g, &it);
     *m = 0;
     while ((*rc = gv_next(&it, g, &id, &x)) == 1) {
-        if (*m == n) {                /* cannot be: the iterator counts n values */
+        /* Cannot be: the iterator counts n values. The loop runs only when
+         * read_group's in-place read failed, which it cannot (see there). */
+        if (PCQ_NEVER(*m == n)) {
             *rc = 0;
             break;
         }
@@ -1098,14 +1127,15 @@ static int read_in_place(const pcq_data *d, const cgroup *g, uint32_t n, const p
     const uint8_t *b = d->buf;
     size_t at = x->offset + x->size, end = g->blk.offset + g->blk.size;
     uint32_t j, ds, sz;
-    if (end < g->blk.offset || end > d->buf_len || at < x->offset)
+    /* The decoder has made each of these checks on every value: none fails. */
+    if (PCQ_NEVER(end < g->blk.offset || end > d->buf_len || at < x->offset))
         return 0;
     for (j = 1; j < n; j++) {
-        if (at > end || end - at < CD_HEADER)
+        if (PCQ_NEVER(at > end || end - at < CD_HEADER))
             return 0;
         ds = le32(b + at + CD_DATA_SIZE);
         sz = le32(b + at + CD_SIZE);
-        if (sz < CD_HEADER || sz > end - at || ds > sz - CD_HEADER)
+        if (PCQ_NEVER(sz < CD_HEADER || sz > end - at || ds > sz - CD_HEADER))
             return 0;
         v[j].u64 = ds == 4 ? le32(b + at + CD_HEADER)
                  : ds == 8 ? le32(b + at + CD_HEADER) | (uint64_t)le32(b + at + 12) << 32 : 0;
@@ -1114,7 +1144,7 @@ static int read_in_place(const pcq_data *d, const cgroup *g, uint32_t n, const p
         at += sz;
     }
     /* Block values end with the block (IT_EXACT): 8 bytes more are an error. */
-    return g->blk.type != PCQ_PERF_MULTI_COUNTERS || end - at < 8;
+    return g->blk.type != PCQ_PERF_MULTI_COUNTERS || PCQ_ALWAYS(end - at < 8);
 }
 
 /* The values of group g (n at most) into v: *m of them, then how the walk
@@ -1131,7 +1161,8 @@ static void read_group(const pcq_data *d, const cgroup *g, uint32_t n, cval *v, 
             pcq_block_values(d, &g->blk, &it);
         else
             pcq_instance_values(d, &g->inst, &it);
-        if (pcq_values_next(&it, &x) == 1 && read_in_place(d, g, n, &x, v)) {
+        /* n > 0 values, validated by the decoder: both always hold. */
+        if (PCQ_ALWAYS(pcq_values_next(&it, &x) == 1 && read_in_place(d, g, n, &x, v))) {
             to_cval(&x, &v[0]);
             *m = n;
             *rc = 0;
@@ -1146,11 +1177,12 @@ static void read_group(const pcq_data *d, const cgroup *g, uint32_t n, cval *v, 
  * walk ran into before getting there. */
 static int at_pos(const cval *v, uint32_t m, int rc, uint16_t p, const cval **out)
 {
-    if (p != NO_POS && p < m) {
+    if (p != NO_POS &&
+        PCQ_ALWAYS(p < m)) {          /* m: every value (the read cannot fail) */
         *out = &v[p];
         return 1;
     }
-    return rc < 0 ? rc : 0;
+    return PCQ_NEVER(rc < 0) ? rc : 0;
 }
 
 /* One group of one sample, read once: its values and how the walk ended. */
@@ -1203,12 +1235,13 @@ static int col_related(const cook_ctx *c, const cread *r, const ccol *col, const
         if (!col_needs(col, k))
             continue;
         rc = at_pos(r->v, r->m, r->rc, rel[k], &y);
-        if (rc == 0 && r->loose && pcq_counterset_counter(c->info, col->index, &reg) == PCQ_OK &&
+        if (rc == 0 && r->loose &&
+            PCQ_ALWAYS(pcq_counterset_counter(c->info, col->index, &reg) == PCQ_OK) &&
             (rc = find_related(c, r->d, 1, r->g, related_id(&reg, k), &pv)) == 1) {
             to_cval(&pv, &tmp);
             y = &tmp;
         }
-        if (rc < 0)
+        if (PCQ_NEVER(rc < 0))        /* a validated buffer */
             return rc;
         if (rc == 1)
             set_related(s, k, y);
@@ -1241,9 +1274,11 @@ static int cook_columns(cook_ctx *c, const cgroup *g, const cgroup *og, pcq_calc
                              "counter id not in the counterset-info");
         ns.value = nr.v[j].u64;
         ns.value_size = nr.v[j].size;
-        if (col->need != 0 && (rc = col_related(c, &nr, col, col->rel, &ns)) < 0)
+        /* The buffers are validated: no read below can fail. */
+        if (col->need != 0 && PCQ_NEVER((rc = col_related(c, &nr, col, col->rel, &ns)) < 0))
             return rc;
-        if (og != NULL && (have_old = at_pos(orr.v, orr.m, orr.rc, col->opos, &ox)) < 0)
+        if (og != NULL &&
+            PCQ_NEVER((have_old = at_pos(orr.v, orr.m, orr.rc, col->opos, &ox)) < 0))
             return have_old;
         /* A one-sample type never looks at the older sample: it is built
          * only to look up its related counters (which may still fail). */
@@ -1251,7 +1286,8 @@ static int cook_columns(cook_ctx *c, const cgroup *g, const cgroup *og, pcq_calc
         if (have_old) {
             os.value = ox->u64;
             os.value_size = ox->size;
-            if (col->need != 0 && (rc = col_related(c, &orr, col, col->orel, &os)) < 0)
+            if (col->need != 0 &&
+                PCQ_NEVER((rc = col_related(c, &orr, col, col->orel, &os)) < 0))
                 return rc;
         }
         *row = tmpl;
@@ -1288,14 +1324,6 @@ static int cook_any(cook_ctx *c, const cgroup *g, const cgroup *og, pcq_calc_row
     return cook_columns(c, g, og, rows, n);
 }
 
-/* The first row of each group leads it; groups are runs of rows with the
- * same block and instance header. */
-static int leads(const pcq_calc_row *rows, size_t i)
-{
-    return i == 0 || rows[i].block_index != rows[i - 1].block_index ||
-           rows[i].instance_offset != rows[i - 1].instance_offset;
-}
-
 /* Leaders a and b stand for the same counters under the same name: their
  * first counters agree (a PERF_COUNTERSET block lists the same counters for
  * every instance; a single-counter group has just the one). */
@@ -1310,30 +1338,6 @@ static int same_name(const pcq_calc_row *a, const pcq_calc_row *b)
     /* Names like "p1234" differ at the end: look there before memcmp. */
     return a->instance.ptr[n - 1] == b->instance.ptr[n - 1] &&
            memcmp(a->instance.ptr, b->instance.ptr, n) == 0;
-}
-
-/* The pair rule of name#n: of two leaders of the same name, the one with the
- * larger InstanceId (equal ids: the later one) counts the other. */
-static void count_pair(pcq_calc_row *earlier, pcq_calc_row *later)
-{
-    if (later->instance_id < earlier->instance_id)
-        earlier->dup_index++;
-    else
-        later->dup_index++;
-}
-
-/* name#n by comparing every pair of leaders: O(groups^2 / 2). Only for row
- * counts the hashed numbering cannot index (never from a real buffer). */
-static void number_pairwise(pcq_calc_row *rows, size_t n)
-{
-    size_t i, k;
-    for (i = 0; i < n; i++) {
-        if (!leads(rows, i) || !rows[i].has_instance)
-            continue;
-        for (k = i + 1; k < n; k++)
-            if (leads(rows, k) && same_name(&rows[i], &rows[k]))
-                count_pair(&rows[i], &rows[k]);
-    }
 }
 
 /* 64-bit mix of a leader's first counter id and name bytes. */
@@ -1397,11 +1401,10 @@ static size_t merge_lists(pcq_calc_row *rows, size_t a, size_t b)
             head = k;
         tail = k;
     }
-    k = a != 0 ? a : b;
-    if (tail != 0)
-        link_set(rows, tail, k);
-    else
-        head = k;
+    /* sort_list merges two lists of one leader or more: the loop ran. */
+    if (PCQ_NEVER(tail == 0))
+        return a != 0 ? a : b;
+    link_set(rows, tail, a != 0 ? a : b);
     return head;
 }
 
@@ -1409,7 +1412,8 @@ static size_t merge_lists(pcq_calc_row *rows, size_t a, size_t b)
 static size_t sort_list(pcq_calc_row *rows, size_t head)
 {
     size_t slow = head, fast, second;
-    if (head == 0 || link_next(rows, head) == 0)
+    if (PCQ_NEVER(head == 0) ||       /* a list holds its first leader */
+        link_next(rows, head) == 0)
         return head;
     for (fast = link_next(rows, head); fast != 0 && link_next(rows, fast) != 0;
          fast = link_next(rows, link_next(rows, fast)))
@@ -1492,10 +1496,14 @@ static void clear_lengths(pcq_calc_row *rows, size_t n)
 static void number_duplicates(pcq_calc_row *rows, size_t n)
 {
     size_t i, k, len;
-    if (n < 0x7FFFFFFFu)
-        number_hashed(rows, n);
-    else
-        number_pairwise(rows, n);     /* a link would not fit in is_aggregate */
+    /* n < 2^29: every row is a value of the newer buffer, and a value takes
+     * 8 bytes or more of a buffer whose size is the 32-bit dwTotalSize. So a
+     * link (row index + 1) always fits in is_aggregate. */
+    if (PCQ_NEVER(n >= 0x7FFFFFFFu)) {
+        clear_lengths(rows, n);
+        return;
+    }
+    number_hashed(rows, n);
     for (i = 0; i < n; i += len) {
         len = group_len(rows, i);
         rows[i].instances_used = 0;
@@ -1536,7 +1544,9 @@ static void aggregate_begin(uint32_t i, const pcq_counter_reg *r, unsigned flags
  * positive factor commutes with sum, average, min and max). */
 static void aggregate_add(pcq_calc_row *out, double v)
 {
-    if (out->status != PCQ_CALC_OK)
+    /* A type whose aggregate is not OK from the start (unknown, text, base)
+     * gives no instance row an OK status, and only those are added. */
+    if (PCQ_NEVER(out->status != PCQ_CALC_OK))
         return;
     if (out->instances_used == 0 || out->aggregate_func <= 2)
         out->value = out->instances_used == 0 ? v : out->value + v;
@@ -1552,7 +1562,8 @@ static void aggregate_end(pcq_calc_row *out)
         out->status = PCQ_CALC_NO_INSTANCE;
     if (out->status == PCQ_CALC_OK && out->aggregate_func == 2)
         acc /= (double)out->instances_used;
-    if (out->status == PCQ_CALC_OK && !isfinite(acc))
+    /* Fewer than 2^29 values of less than 2^180 each: the sum is finite. */
+    if (out->status == PCQ_CALC_OK && PCQ_NEVER(!isfinite(acc)))
         out->status = PCQ_CALC_OUT_OF_RANGE;
     out->value = out->status == PCQ_CALC_OK && acc != 0.0 ? acc : 0.0;
 }
@@ -1590,7 +1601,8 @@ static size_t aggregate_rows(const pcq_counterset_info *info, unsigned flags, pc
     size_t na = 0, k, a = 0;
     uint32_t i;
     for (i = 0; i < info->set.num_counters; i++)
-        if (pcq_counterset_counter(info, i, &r) == PCQ_OK && aggregate_counter(&r))
+        if (PCQ_ALWAYS(pcq_counterset_counter(info, i, &r) == PCQ_OK) &&  /* validated */
+            aggregate_counter(&r))
             aggregate_begin(i, &r, flags, &rows[n + na++]);
     if (na == 0)
         return 0;                     /* rows may be NULL: nothing was needed */
@@ -1605,21 +1617,6 @@ static size_t aggregate_rows(const pcq_counterset_info *info, unsigned flags, pc
     for (a = 0; a < na; a++)
         aggregate_end(&agg[a]);
     return na;
-}
-
-/* The values of a block of instances, walking them (for headers whose counts
- * cannot be right: the walk meets the error gwalk_next would). */
-static int walk_rows(const pcq_data *d, const pcq_block *b, size_t *rows, pcq_error *err)
-{
-    pcq_iter it;
-    pcq_data_instance inst;
-    int rc;
-    pcq_block_instances(d, b, &it);
-    while ((rc = pcq_instances_of_block_next(&it, &inst)) == 1)
-        *rows += inst.num_values;
-    if (rc < 0 && err != NULL)
-        *err = it.err;
-    return rc;
 }
 
 /* Whether block i of w's sample has a counter: an identifier, or counter i. */
@@ -1651,8 +1648,19 @@ static int block_rows(const gwalk *w, const pcq_block *b, uint32_t i, size_t *ro
         return 0;
     case PCQ_PERF_MULTI_INSTANCES:
     case PCQ_PERF_COUNTERSET:
-        if ((uint64_t)b->num_instances * per > b->size / 8)
-            return walk_rows(w->d, b, rows, err);
+        /* The decoder has walked every instance and value of the block: its
+         * counts are right, and each value takes 8 bytes or more. */
+        if (PCQ_NEVER((uint64_t)b->num_instances * per > b->size / 8)) {
+            pcq_iter it;              /* walk it: the walk meets the error gwalk_next would */
+            pcq_data_instance inst;
+            int rc;
+            pcq_block_instances(w->d, b, &it);
+            while ((rc = pcq_instances_of_block_next(&it, &inst)) == 1)
+                *rows += inst.num_values;
+            if (rc < 0 && err != NULL)
+                *err = it.err;
+            return rc;
+        }
         if (b->type == PCQ_PERF_MULTI_INSTANCES && b->num_instances > 0) {
             if (!block_has_counter(w, i))
                 return cook_fail(err, PCQ_ERR_INVALID_ARG, b->offset,
@@ -1678,7 +1686,7 @@ static int scan_blocks(const cook_ctx *c, const pcq_data *d, size_t *rows, int *
     while ((rc = pcq_blocks_next(&w.blocks, &b)) == 1)
         if ((rc = block_rows(&w, &b, i++, rows, loose, c->err)) < 0)
             return rc;
-    if (rc < 0 && c->err != NULL)
+    if (PCQ_NEVER(rc < 0) && c->err != NULL)  /* a validated buffer */
         *c->err = w.blocks.err;
     return rc;
 }
@@ -1695,7 +1703,8 @@ static int cook_groups(cook_ctx *c, pcq_calc_row *rows, size_t *n)
     while ((rc = gwalk_next(&w, &g, c->err)) == 1) {
         size_t first = *n;
         int found = 0;
-        if (c->older != NULL && (found = match_older(c, &g, &og)) < 0)
+        if (c->older != NULL &&
+            PCQ_NEVER((found = match_older(c, &g, &og)) < 0))  /* validated buffers */
             return found;
         if ((rc = cook_any(c, &g, found == 1 ? &og : NULL, rows, n)) < 0)
             return rc;
@@ -1732,7 +1741,8 @@ int pcq_calc_cook(const pcq_counterset_info *info, const pcq_data *older, const 
         return rc;
     if (aggregates(info))
         for (i = 0; i < info->set.num_counters; i++)
-            if (pcq_counterset_counter(info, i, &r) == PCQ_OK && aggregate_counter(&r))
+            if (PCQ_ALWAYS(pcq_counterset_counter(info, i, &r) == PCQ_OK) &&  /* validated */
+                aggregate_counter(&r))
                 need++;
     *count = need;
     if (need > cap)
