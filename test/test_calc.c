@@ -1333,6 +1333,83 @@ static void test_cook_long_list(void)
     ROW(0, "x", 0, PCQ_CALC_NOT_DISPLAYABLE, 0);
 }
 
+/* A short list of the same counters, instance "x", values as long_data's. */
+static void short_data(wbuf *w, uint64_t t, int newer, const uint32_t *ids, uint32_t nids)
+{
+    uint32_t j, k;
+    size_t b, mi;
+    data_begin(w, t, 0, 1000u);
+    b = block_begin(w, 6);
+    multi_counters(w, ids, nids);
+    mi = multi_instances_begin(w);
+    instance(w, 1, "x");
+    for (j = 0; j < nids; j++) {
+        k = ids[j];
+        if (k == 0)
+            value32(w, newer ? 13 : 10);
+        else if (k == 68)
+            value64(w, newer ? 800 : 500);
+        else if (k == 69)
+            value32(w, newer ? 25 : 5);
+        else
+            value32(w, newer ? 2 * k : k);
+    }
+    multi_instances_end(w, mi, 1);
+    block_end(w, b);
+    data_end(w, 1);
+}
+
+/* A long list on one side only: the general path all the same. */
+static void test_cook_long_list_one_side(void)
+{
+    static const uint32_t four[4] = {0, 68, 69, 37};
+    static const uint32_t two[2] = {69, 68};
+    wbuf wi, wo, wn;
+    pcq_counterset_info info;
+    pcq_data od, nd;
+    pcq_calc_row rows[LONG_N];
+    size_t n = 0;
+    uint32_t k;
+    int rc;
+
+    info_begin(&wi, LONG_N, 2);
+    for (k = 0; k < LONG_N; k++)
+        info_counter(&wi, k, k == 0 ? 0x40030402u : k == 68 ? 0x40020500u : k == 69 ? 0x10410400u
+                                                                                  : 0x00010000u,
+                     0, 0, k == 68 ? 0 : 0xFFFFFFFFu, 0, 0, 0, 0);
+    if (decode_info(&wi, &info))
+        return;
+
+    /* Older: all 70 counters; newer: 4 of them. Same values as the long
+     * test: RAWCOUNT 37 gives 74, AVERAGE_BULK (800 - 500) / (13 - 10) = 100,
+     * the rate (25 - 5) / 2 s = 10 /sec. */
+    long_data(&wo, 1000000, 0, 0);
+    short_data(&wn, 1002000, 1, four, 4);
+    if (decode_data(&wo, &od) || decode_data(&wn, &nd))
+        return;
+    rc = pcq_calc_cook(&info, &od, &nd, NULL, 0, 0, rows, LONG_N, &n, NULL);
+    TL_CHECK(rc == PCQ_OK && n == 4, "long older: %s, %zu rows", pcq_status_name(rc), n);
+    ROW(37, "x", 0, PCQ_CALC_OK, 74.0);
+    ROW(68, "x", 0, PCQ_CALC_OK, 100.0);
+    ROW(69, "x", 0, PCQ_CALC_OK, 10.0);
+    ROW(0, "x", 0, PCQ_CALC_NOT_DISPLAYABLE, 0);
+
+    /* Newer: all 70; older: only 69 and 68, without 68's base 0. RAWCOUNT
+     * 37 needs no older value: 74. The rate: 10 /sec as before. AVERAGE_BULK:
+     * the older sample has no base (not in its group, and no single-counter
+     * block to look in): MISSING_RELATED. */
+    short_data(&wo, 1000000, 0, two, 2);
+    long_data(&wn, 1002000, 1, 0);
+    if (decode_data(&wo, &od) || decode_data(&wn, &nd))
+        return;
+    rc = pcq_calc_cook(&info, &od, &nd, NULL, 0, 0, rows, LONG_N, &n, NULL);
+    TL_CHECK(rc == PCQ_OK && n == LONG_N, "long newer: %s, %zu rows", pcq_status_name(rc), n);
+    ROW(37, "x", 0, PCQ_CALC_OK, 74.0);
+    ROW(69, "x", 0, PCQ_CALC_OK, 10.0);
+    ROW(68, "x", 0, PCQ_CALC_MISSING_RELATED, 0);
+    ROW(0, "x", 0, PCQ_CALC_NOT_DISPLAYABLE, 0);
+}
+
 /* ------------------------------------------------------------------------ */
 /* Cooking: name#n among many instances                                     */
 /* ------------------------------------------------------------------------ */
@@ -1627,6 +1704,7 @@ int main(void)
     test_cook_counter_order();
     test_cook_related_elsewhere();
     test_cook_long_list();
+    test_cook_long_list_one_side();
     test_cook_many_duplicates();
     test_cook_counts_and_aggregate_order();
     test_cook_value_layouts();
