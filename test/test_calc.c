@@ -1410,6 +1410,34 @@ static void test_cook_long_list_one_side(void)
     ROW(0, "x", 0, PCQ_CALC_NOT_DISPLAYABLE, 0);
 }
 
+/* A PERF_MULTI_COUNTERS block that lists no counters: no rows, no error. */
+static void test_cook_empty_list(void)
+{
+    wbuf wi, wo, wn;
+    pcq_counterset_info info;
+    pcq_data od, nd;
+    pcq_calc_row rows[2];
+    size_t n = 1, b;
+    int rc, k;
+
+    info_begin(&wi, 1, 0);
+    info_counter(&wi, 1, 0x00010000u, 0, 0, 0xFFFFFFFFu, 0, 0, 0, 0);
+    if (decode_info(&wi, &info))
+        return;
+    for (k = 0; k < 2; k++) {
+        wbuf *w = k == 0 ? &wo : &wn;
+        data_begin(w, 1000000 + 2000 * (uint64_t)k, 0, 1000u);
+        b = block_begin(w, 2);
+        multi_counters(w, NULL, 0);
+        block_end(w, b);
+        data_end(w, 1);
+    }
+    if (decode_data(&wo, &od) || decode_data(&wn, &nd))
+        return;
+    rc = pcq_calc_cook(&info, &od, &nd, NULL, 0, 0, rows, 2, &n, NULL);
+    TL_CHECK(rc == PCQ_OK && n == 0, "empty list: %s, %zu rows", pcq_status_name(rc), n);
+}
+
 /* ------------------------------------------------------------------------ */
 /* Cooking: name#n among many instances                                     */
 /* ------------------------------------------------------------------------ */
@@ -1705,6 +1733,7 @@ int main(void)
     test_cook_related_elsewhere();
     test_cook_long_list();
     test_cook_long_list_one_side();
+    test_cook_empty_list();
     test_cook_many_duplicates();
     test_cook_counts_and_aggregate_order();
     test_cook_value_layouts();
