@@ -867,6 +867,25 @@ static const pcq_opts *iter_opts(const pcq_iter *it)
 /* ------------------------------------------------------------------------ */
 enum { INST_SIZE = 8, INST_ID = 4 };
 
+/* A header of `hdr` bytes whose Size field (at +size_off) covers the header
+ * and a NUL-terminated UTF-16 name (§2.2.4.5, §2.2.4.6), at it->pos: the
+ * header fits, Size holds at least the header and the NUL and stays inside
+ * the container, and the NUL lies inside Size. *nul: the NUL's offset. */
+static int read_named(pcq_iter *it, size_t hdr, size_t size_off, const char *what_hdr,
+                      const char *what_size, uint32_t *size, size_t *nul)
+{
+    size_t at = it->pos;
+    int rc;
+    if ((rc = iter_need(it, hdr, what_hdr)) != 0) return rc;
+    *size = ld32(it->buf + at + size_off);
+    if (*size < hdr + 2)
+        return iter_fail(it, PCQ_ERR_SIZE_TOO_SMALL, at + size_off, what_size);
+    if ((rc = iter_sized(it, at, *size, at + size_off, what_size)) != 0) return rc;
+    *nul = find_nul16(it->buf, at + hdr, at + *size);
+    if (*nul == at + *size) return iter_fail(it, PCQ_ERR_NO_NUL, at + hdr, "instance name");
+    return PCQ_OK;
+}
+
 void pcq_instances_begin(const void *buf, size_t len, pcq_iter *it)
 {
     iter_init(it, (const uint8_t *)buf, buf ? len : 0, 0, buf ? len : 0, M_INSTANCES);
@@ -880,13 +899,9 @@ int pcq_instances_next(pcq_iter *it, pcq_instance *out)
     uint32_t size;
     int rc = iter_more(it);
     if (rc <= 0) return rc;
-    if ((rc = iter_need(it, INST_SIZE, "_PERF_INSTANCE_HEADER")) != 0) return rc;
-    size = ld32(b + at);
-    if (size < INST_SIZE + 2)   /* the header and at least the name's NUL */
-        return iter_fail(it, PCQ_ERR_SIZE_TOO_SMALL, at, "_PERF_INSTANCE_HEADER.Size");
-    if ((rc = iter_sized(it, at, size, at, "_PERF_INSTANCE_HEADER.Size")) != 0) return rc;
-    nul = find_nul16(b, at + INST_SIZE, at + size);
-    if (nul == at + size) return iter_fail(it, PCQ_ERR_NO_NUL, at + INST_SIZE, "instance name");
+    rc = read_named(it, INST_SIZE, 0, "_PERF_INSTANCE_HEADER", "_PERF_INSTANCE_HEADER.Size",
+                    &size, &nul);
+    if (rc) return rc;
     rc = check_aligned(o, &it->err, at, "_PERF_INSTANCE_HEADER");
     if (!rc && size % 8)
         rc = diag(o, &it->err, PCQ_DIAG_SIZE_NOT_MULTIPLE_OF_8, at, "_PERF_INSTANCE_HEADER.Size");
@@ -956,14 +971,9 @@ int pcq_identifiers_next(pcq_iter *it, pcq_identifier *out)
     uint32_t size;
     int rc = iter_more(it);
     if (rc <= 0) return rc;
-    if ((rc = iter_need(it, ID_SIZE, "_PERF_COUNTER_IDENTIFIER")) != 0) return rc;
-    size = ld32(b + at + ID_SZ);
-    if (size < ID_SIZE + 2)     /* the structure and at least the name's NUL */
-        return iter_fail(it, PCQ_ERR_SIZE_TOO_SMALL, at + ID_SZ, "_PERF_COUNTER_IDENTIFIER.Size");
-    if ((rc = iter_sized(it, at, size, at + ID_SZ, "_PERF_COUNTER_IDENTIFIER.Size")) != 0)
-        return rc;
-    nul = find_nul16(b, at + ID_SIZE, at + size);
-    if (nul == at + size) return iter_fail(it, PCQ_ERR_NO_NUL, at + ID_SIZE, "instance name");
+    rc = read_named(it, ID_SIZE, ID_SZ, "_PERF_COUNTER_IDENTIFIER",
+                    "_PERF_COUNTER_IDENTIFIER.Size", &size, &nul);
+    if (rc) return rc;
     if ((rc = identifier_diags(it, at, size, nul)) != 0) return rc;
     read_guid_at(b + at, &out->guid);
     out->status = ld32(b + at + ID_STATUS);
@@ -1333,13 +1343,9 @@ int pcq_instances_of_block_next(pcq_iter *it, pcq_data_instance *out)
     uint32_t size;
     int rc = iter_more(it);
     if (rc <= 0) return rc;
-    if ((rc = iter_need(it, INST_SIZE, "_PERF_INSTANCE_HEADER")) != 0) return rc;
-    size = ld32(p + at);
-    if (size < INST_SIZE + 2)   /* the header and at least the name's NUL */
-        return iter_fail(it, PCQ_ERR_SIZE_TOO_SMALL, at, "_PERF_INSTANCE_HEADER.Size");
-    if ((rc = iter_sized(it, at, size, at, "_PERF_INSTANCE_HEADER.Size")) != 0) return rc;
-    nul = find_nul16(p, at + INST_SIZE, at + size);
-    if (nul == at + size) return iter_fail(it, PCQ_ERR_NO_NUL, at + INST_SIZE, "instance name");
+    rc = read_named(it, INST_SIZE, 0, "_PERF_INSTANCE_HEADER", "_PERF_INSTANCE_HEADER.Size",
+                    &size, &nul);
+    if (rc) return rc;
     rc = check_aligned(o, &it->err, at, "_PERF_INSTANCE_HEADER");
     /* Figure 8: the padding after the name "MUST be set to 0". */
     if (!rc) rc = check_zero(o, &it->err, p, nul + 2, at + size, "instance name padding");
