@@ -6,9 +6,9 @@
 #                        (clang, -fsanitize=fuzzer,address,undefined)
 #   make fuzz-replay     each target's standalone replay main, built with $(CC)
 #                        and ASan + UBSan, over fuzz/corpus/<t>/ and fuzz/crashers/<t>/
-#   make fuzz-run        each target for FUZZ_SECONDS (default 60) seconds, one at
-#                        a time; new inputs go to build/hardening/corpus/<t>/,
-#                        crashes to build/hardening/artifacts/
+#   make fuzz-run        each target for FUZZ_SECONDS (default 60) seconds,
+#                        FUZZ_JOBS (default 1) at a time; new inputs go to
+#                        build/hardening/corpus/<t>/, crashes to build/hardening/artifacts/
 #   make fuzz-merge      minimise what fuzz-run found into fuzz/corpus/<t>/
 #   make coverage        clang source-based coverage of the tests + the corpus
 #                        replay; prints line and branch coverage
@@ -40,6 +40,7 @@ FUZZ_CC       ?= clang
 FUZZ_CFLAGS   ?= -g -O1 -fno-omit-frame-pointer
 FUZZ_SAN      ?= -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
 FUZZ_SECONDS  ?= 60
+FUZZ_JOBS     ?= 1
 FUZZ_MAX_LEN  ?= 4096
 FUZZ_FLAGS    ?= -timeout=10 -rss_limit_mb=2048 -print_final_stats=1
 FUZZ_BIN      ?= fuzz/bin
@@ -168,24 +169,13 @@ fuzz: $(FUZZ_EXES)
 fuzz-replay: $(HV_replay_REPLAYS)
 	@$(HARDEN_SUITE) fuzz-replay --results "$(FUZZ_RESULTS)" --replay $(HV_replay)
 
-# One target at a time (the machine is shared): FUZZ_SECONDS each.
+# Each target for FUZZ_SECONDS, FUZZ_JOBS at a time (ci/fuzz-one.sh); the first
+# line names the commit fuzzed, so a long run's log says what it covered.
 fuzz-run: $(FUZZ_EXES)
-	@mkdir -p $(HARDEN_OUT)/artifacts
-	@bad=; for t in $(FUZZ_TARGETS); do \
-	  mkdir -p $(HARDEN_OUT)/corpus/$$t; \
-	  echo "== fuzz-run: $$t for $(FUZZ_SECONDS) s"; \
-	  $(FUZZ_BIN)/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) -max_len=$(FUZZ_MAX_LEN) \
-	    -dict=fuzz/pcq.dict $(FUZZ_FLAGS) -artifact_prefix=$(HARDEN_OUT)/artifacts/$$t- \
-	    $(HARDEN_OUT)/corpus/$$t fuzz/corpus/$$t > $(HARDEN_OUT)/fuzz-$$t.log 2>&1; \
-	  rc=$$?; grep -E '^(#[0-9]+ +DONE|stat::number_of_executed_units|stat::peak_rss_mb)' \
-	    $(HARDEN_OUT)/fuzz-$$t.log | sed 's/^/  /'; \
-	  if [ $$rc != 0 ]; then \
-	    grep -E 'PROPERTY FAILED|ERROR: |SUMMARY: |runtime error|Test unit written' \
-	      $(HARDEN_OUT)/fuzz-$$t.log | head -n 20; \
-	    echo "fuzz-run: $$t FAILED (exit $$rc); log: $(HARDEN_OUT)/fuzz-$$t.log"; bad="$$bad $$t"; \
-	  fi; \
-	done; \
-	if [ -n "$$bad" ]; then echo "fuzz-run: findings in:$$bad"; exit 1; fi; \
+	@echo "fuzz-run: $(words $(FUZZ_TARGETS)) targets, $(FUZZ_SECONDS) s each, $(FUZZ_JOBS) at a time, on $$(git describe --always --dirty 2>/dev/null || echo 'no git')"
+	@printf '%s\n' $(FUZZ_TARGETS) | xargs -P $(FUZZ_JOBS) -I{} \
+	  sh ci/fuzz-one.sh {} $(FUZZ_SECONDS) $(FUZZ_BIN) $(HARDEN_OUT) $(FUZZ_MAX_LEN) $(FUZZ_FLAGS); \
+	if [ $$? != 0 ]; then echo "fuzz-run: findings (above); inputs in $(HARDEN_OUT)/artifacts/"; exit 1; fi; \
 	echo "fuzz-run: $(words $(FUZZ_TARGETS)) targets, $(FUZZ_SECONDS) s each, no finding"
 
 # Adds to fuzz/corpus/<t>/ only the inputs that bring new coverage.
