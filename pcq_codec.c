@@ -665,26 +665,38 @@ static pcq_str_convention detect_convention(const uint8_t *b, uint32_t n)
     return (size_t)min < headers ? PCQ_STROFF_SPEC : PCQ_STROFF_WIN32;
 }
 
-/* Entry i of a string block whose header array is known to fit in `size`. */
-static int string_entry(const uint8_t *b, size_t len, size_t size, uint32_t n,
-                        pcq_str_convention conv, uint32_t i, pcq_string_entry *e,
-                        pcq_error *err)
+/* Entry i of a string block whose header array is known to fit in `size`:
+ * its fields, and in *start where its text begins (when present). */
+static int string_entry_start(const uint8_t *b, size_t len, size_t size, uint32_t n,
+                              pcq_str_convention conv, uint32_t i, pcq_string_entry *e,
+                              size_t *start, pcq_error *err)
 {
     size_t at = SBH_SIZE + (size_t)i * SCH_SIZE;
     size_t base = conv == PCQ_STROFF_SPEC ? SBH_SIZE + (size_t)n * SCH_SIZE : 0;
-    size_t start, nul;
     e->counter_id = ld32(b + at);
     e->offset = ld32(b + at + SCH_OFFSET);
     e->present = e->offset != PCQ_STRING_ABSENT;
     e->text.ptr = NULL;
     e->text.len = 0;
     e->text_offset = 0;
+    *start = 0;
     if (!e->present) return PCQ_OK;
     /* base <= size is known; compare the offset with what is left. */
     if (e->offset >= size - base)
         return range_fail(err, len, base, (size_t)e->offset + 1, at + SCH_OFFSET,
                           "_STRING_COUNTER_HEADER.dwOffset");
-    start = base + e->offset;
+    *start = base + e->offset;
+    return PCQ_OK;
+}
+
+/* Entry i with its text: costs the length of that one string. */
+static int string_entry(const uint8_t *b, size_t len, size_t size, uint32_t n,
+                        pcq_str_convention conv, uint32_t i, pcq_string_entry *e,
+                        pcq_error *err)
+{
+    size_t start, nul;
+    int rc = string_entry_start(b, len, size, n, conv, i, e, &start, err);
+    if (rc || !e->present) return rc;
     nul = find_nul16(b, start, size);
     if (nul == size) return fail(err, PCQ_ERR_NO_NUL, start, "counter string");
     e->text.ptr = b + start;
@@ -693,12 +705,27 @@ static int string_entry(const uint8_t *b, size_t len, size_t size, uint32_t n,
     return PCQ_OK;
 }
 
+/* Entries may share text (all of them can point at one long string), so
+ * validating them by a scan each costs entries x text: quadratic in len.
+ * Instead one backward pass finds, for each parity k of an offset, the last
+ * UTF-16 NUL (bytes p and p + 1 zero, p + 1 < end, p % 2 == k): after[k] is
+ * p + 1, or 0 if there is none. A string starting at s has its NUL inside
+ * [s, end) iff s < after[s % 2], exactly when find_nul16 would find one. */
+static void last_nuls(const uint8_t *b, size_t end, size_t after[2])
+{
+    size_t p;
+    after[0] = after[1] = 0;
+    for (p = end; p >= 2 && (after[0] == 0 || after[1] == 0); p--)
+        if (b[p - 2] == 0 && b[p - 1] == 0 && after[p % 2] == 0) after[p % 2] = p - 1;
+}
+
 int pcq_decode_strings(const void *buf, size_t len, const pcq_opts *opts, pcq_strings *out,
                        pcq_error *err)
 {
     const uint8_t *b = (const uint8_t *)buf;
     pcq_strings s;
     pcq_string_entry e;
+    size_t after[2], start;
     uint32_t i;
     int rc = PCQ_OK;
 
@@ -720,9 +747,12 @@ int pcq_decode_strings(const void *buf, size_t len, const pcq_opts *opts, pcq_st
     s.convention = detect_convention(b, s.num_counters);
     s.block.ptr = b;
     s.block.len = s.size;
+    last_nuls(b, s.size, after);
     for (i = 0; i < s.num_counters; i++) {
-        rc = string_entry(b, len, s.size, s.num_counters, s.convention, i, &e, err);
+        rc = string_entry_start(b, len, s.size, s.num_counters, s.convention, i, &e, &start, err);
         if (rc) return rc;
+        if (e.present && start >= after[start % 2])
+            return fail(err, PCQ_ERR_NO_NUL, start, "counter string");
     }
     if (s.size % 8)
         rc = diag(opts, err, PCQ_DIAG_SIZE_NOT_MULTIPLE_OF_8, 0, "_STRING_BUFFER_HEADER.dwSize");
@@ -1251,7 +1281,10 @@ static int read_block_body(pcq_iter *it, pcq_block *b)
                       "inside a PERF_ERROR_RETURN block");
         return rc;
     }
-    if (b->type == PCQ_PERF_SINGLE_COUNTER) rc = read_value(&c, &b->value);
+    if (b->type == PCQ_PERF_SINGLE_COUNTER) {
+        b->body_end = end;   /* its one value, for pcq_block_values too */
+        rc = read_value(&c, &b->value);
+    }
     if (b->type == PCQ_PERF_MULTI_COUNTERS || b->type == PCQ_PERF_COUNTERSET)
         rc = read_multi_counters(&c, b);
     if (!rc && b->type == PCQ_PERF_MULTI_COUNTERS) {

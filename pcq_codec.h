@@ -257,8 +257,10 @@ typedef struct pcq_string_entry {
     size_t text_offset;           /* byte offset of the text in the input */
 } pcq_string_entry;
 
+/* Validates every entry in time linear in len, also when entries share text. */
 PCQ_API int pcq_decode_strings(const void *buf, size_t len, const pcq_opts *opts,
                                pcq_strings *out, pcq_error *err);
+/* Entry i of a decoded block; costs the length of its string. */
 PCQ_API int pcq_strings_get(const pcq_strings *s, uint32_t i, pcq_string_entry *out);
 
 /* ------------------------------------------------------------------------ */
@@ -391,7 +393,8 @@ PCQ_API void pcq_data_blocks(const pcq_data *d, pcq_iter *it);
 PCQ_API int pcq_blocks_next(pcq_iter *it, pcq_block *out);
 /* Counter id i of a type 2 or 6 block (0 if out of range). */
 PCQ_API uint32_t pcq_block_counter_id(const pcq_block *b, uint32_t i);
-/* Values of a type 2 block. */
+/* Values of a block: dwCounters of a type 2 block, the one of a type 1 block
+ * (also in out->value), none for the other types. */
 PCQ_API void pcq_block_values(const pcq_data *d, const pcq_block *b, pcq_iter *it);
 /* Instances of a type 4 or 6 block. */
 PCQ_API void pcq_block_instances(const pcq_data *d, const pcq_block *b, pcq_iter *it);
@@ -503,7 +506,9 @@ PCQ_API int pcq_end_block(pcq_writer *w);
 PCQ_API int pcq_end_data(pcq_writer *w);
 
 /* Decode src as `kind` (lenient) and write its canonical encoding. For a
- * canonical buffer the output equals the input byte for byte. Decoder errors
+ * canonical buffer the output equals the input byte for byte. Work is linear
+ * in len and the output; string-block entries that share text are written
+ * out one by one, so that output can be far larger than src (docs D11). Decoder errors
  * come back through err unchanged (*out_len = 0); output-side errors set
  * err->code with offset 0. dst == NULL sizes; a too-small dst gives
  * PCQ_ERR_BUFFER_TOO_SMALL with *out_len = bytes needed. */

@@ -606,6 +606,14 @@ static int walk_strings(walk *w, const pcq_opts *o, pcq_error *e)
     size_t heads, base;
     pcq_str_convention conv;
     int rc = pcq_decode_strings(b, w->len, o, &s, e);
+    if (rc == PCQ_ERR_NO_NUL && e) {
+        /* Justified: no UTF-16 NUL from there, in 2-byte steps, to dwSize. */
+        size_t p, end = fz_le32(b);
+        FZ_CHECK(e->offset < end && end <= w->len, "NO_NUL at %zu, dwSize %zu", e->offset, end);
+        for (p = e->offset; end - p >= 2; p += 2)
+            FZ_CHECK(b[p] != 0 || b[p + 1] != 0, "NO_NUL for the string at %zu, but a NUL is "
+                     "at %zu", e->offset, p);
+    }
     if (rc) return rc;
     FZ_CHECK(w->len >= 8, "strings accepted in %zu bytes", w->len);
     n = s.num_counters;
@@ -941,27 +949,28 @@ static size_t check_multi_instances(const walk *w, const pcq_block *blk, size_t 
     return at + blk->instances_size;
 }
 
-/* pcq_block_values is for type 2 blocks; on any other block it must stay
- * inside the block and end (cleanly or not) without a fault. */
-static void check_other_values(const walk *w, const pcq_data *d, const pcq_block *blk)
+/* pcq_block_values on a block other than type 2: a type 1 block gives its
+ * one value (the same as blk->value), any other type nothing; after a
+ * successful decode it never fails (security.md, 9). */
+static void check_other_values(const pcq_data *d, const pcq_block *blk)
 {
     pcq_iter it;
     pcq_value v;
-    unsigned k = 0;
     int r;
     pcq_block_values(d, blk, &it);
-    while ((r = pcq_values_next(&it, &v)) == 1) {
-        FZ_CHECK(++k <= blk->size / 8, "pcq_block_values on a type %u block does not end",
-                 blk->type);
-        FZ_CHECK(v.offset >= blk->offset && v.size <= blk->size &&
-                     v.offset - blk->offset <= blk->size - v.size,
-                 "pcq_block_values on a type %u block at %zu: a value at %zu outside it",
-                 blk->type, blk->offset, v.offset);
-        check_view_in(w, "value", v.data.ptr, v.data.len, blk->offset, blk->offset + blk->size);
+    if (blk->type == PCQ_PERF_SINGLE_COUNTER) {
+        r = pcq_values_next(&it, &v);
+        FZ_CHECK(r == 1 && v.offset == blk->value.offset && v.size == blk->value.size &&
+                     v.data_size == blk->value.data_size && v.data.ptr == blk->value.data.ptr &&
+                     v.u64 == blk->value.u64,
+                 "pcq_block_values on the type 1 block at %zu: %s at %zu, not its value at %zu",
+                 blk->offset, pcq_status_name(r), r < 0 ? it.err.offset : v.offset,
+                 blk->value.offset);
     }
-    if (r < 0)
-        FZ_CHECK(it.err.offset < w->len, "pcq_block_values: error offset %zu outside the input",
-                 it.err.offset);
+    r = pcq_values_next(&it, &v);
+    FZ_CHECK(r == 0, "pcq_block_values on a type %u block at %zu: %s at %zu after a successful "
+             "decode", blk->type, blk->offset, r == 1 ? "a value" : pcq_status_name(r),
+             r == 1 ? v.offset : it.err.offset);
 }
 
 static int walk_data(walk *w, const pcq_opts *o, pcq_error *e)
@@ -1041,7 +1050,7 @@ static int walk_data(walk *w, const pcq_opts *o, pcq_error *e)
         }
         FZ_CHECK(end - used < 8, "block %u: %zu unused bytes at its end accepted", k, end - used);
         if (blk.type != PCQ_PERF_MULTI_COUNTERS)
-            check_other_values(w, &d, &blk);
+            check_other_values(&d, &blk);
         if (blk.type != PCQ_PERF_MULTI_INSTANCES && blk.type != PCQ_PERF_COUNTERSET) {
             pcq_data_instance in;
             pcq_block_instances(&d, &blk, &vit);

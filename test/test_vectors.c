@@ -722,6 +722,46 @@ static char *check_good(const vector *v, const uint8_t *buf, const char *where)
     return out;
 }
 
+/* A good data vector: every block's pcq_block_values, after a successful
+ * decode, gives the one value of a type 1 block (its block.value), the
+ * dwCounters values of a type 2 block and nothing for other types, and never
+ * fails (docs/security.md, 9). Regression: a type 1 block's iterator used to
+ * fail with COUNT_MISMATCH. */
+static void check_block_values(const vector *v, const uint8_t *buf, const char *where)
+{
+    char check[64];
+    pcq_data d;
+    pcq_iter blocks, vals;
+    pcq_block b;
+    pcq_value val;
+    uint32_t k = 0, n, want;
+    int rc, bad = 0;
+
+    if (v->kind != PCQ_KIND_DATA) return;
+    snprintf(check, sizeof check, "block-values%s", where);
+    context("%s: %s", v->path, check);
+    if ((rc = pcq_decode_data(buf, v->len, NULL, &d, NULL)) != PCQ_OK) {
+        VFAIL(v, check, "pcq_decode_data: %s", st(rc));
+        return;
+    }
+    pcq_data_blocks(&d, &blocks);
+    while (!bad && pcq_blocks_next(&blocks, &b) == 1) {
+        want = b.type == PCQ_PERF_SINGLE_COUNTER  ? 1
+             : b.type == PCQ_PERF_MULTI_COUNTERS ? b.num_counters : 0;
+        pcq_block_values(&d, &b, &vals);
+        for (n = 0; (rc = pcq_values_next(&vals, &val)) == 1; n++)
+            if (b.type == PCQ_PERF_SINGLE_COUNTER && val.offset != b.value.offset) break;
+        if (rc != 0 || n != want) {
+            VFAIL(v, check, "block %u (type %u at 0x%zx): %u values then %s at 0x%zx, expected %u",
+                  k, b.type, b.offset, n, rc == 1 ? "a different value" : st(rc),
+                  vals.err.offset, want);
+            bad = 1;
+        }
+        k++;
+    }
+    if (!bad) tl_pass();
+}
+
 /* One placement of a malformed vector: validate and JSON give the .err. */
 static void check_bad(const vector *v, const uint8_t *buf, const char *where)
 {
@@ -983,6 +1023,7 @@ static void run_vector(vector *v)
     } else {
         char *heap = check_good(v, v->bytes, "");
         char *flush = check_good(v, guard_place(&g, v->bytes, v->len), " (guard page)");
+        check_block_values(v, v->bytes, "");
         if (heap && flush && strcmp(heap, flush) != 0)
             VFAIL(v, "json (guard page)", "the JSON text differs from the heap run's");
         free(heap);
