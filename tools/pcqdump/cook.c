@@ -223,14 +223,23 @@ static int cook_rows(const cook_args *a, cooked *c)
     return 0;
 }
 
-/* The counter's name from --names, or NULL. */
+/* The counter's name from --names, or NULL. Entries are matched on the
+ * dwCounterId of their _STRING_COUNTER_HEADER (§2.2.4.4: 8 bytes each after
+ * the 8-byte block header, inside the validated block) before any text is
+ * fetched: pcq_strings_get scans its string, and a hostile block can make
+ * every entry's string long (docs/decisions.md D11). */
 static const pcq_string_entry *counter_name(const cooked *c, uint32_t id, pcq_string_entry *tmp)
 {
+    const uint8_t *h;
     uint32_t i;
     if (!c->have_names) return NULL;
-    for (i = 0; i < c->names.num_counters; i++)
-        if (pcq_strings_get(&c->names, i, tmp) == PCQ_OK && tmp->present && tmp->counter_id == id)
+    for (i = 0; i < c->names.num_counters; i++) {
+        h = c->names.block.ptr + 8 + (size_t)i * 8;
+        if (((uint32_t)h[0] | (uint32_t)h[1] << 8 | (uint32_t)h[2] << 16 | (uint32_t)h[3] << 24) ==
+                id &&
+            pcq_strings_get(&c->names, i, tmp) == PCQ_OK && tmp->present)
             return tmp;
+    }
     return NULL;
 }
 
