@@ -542,6 +542,39 @@ size_t pcq_calc_format(double value, uint32_t type, uint64_t attrib, char *dst, 
 /* Cooking two data buffers of one query (§3.1.4.1.6)                       */
 /* ------------------------------------------------------------------------ */
 
+/* The work the cook may spend on its slow paths: the searches that a pair of
+ * samples listing the same things in the same order never needs (an
+ * identifier or counter-info entry out of place, an instance that moved, a
+ * related counter in another block). Each step of such a search costs one
+ * unit of PCQ_COOK_WORK_MIN + PCQ_COOK_WORK_PER_BYTE x (bytes of both buffers,
+ * the identifiers and the counterset-info); when they are gone the cook
+ * stops with PCQ_ERR_LIMIT. So its time is linear in its input whatever the
+ * buffers say, where hostile ones could otherwise make it quadratic or worse
+ * (docs/decisions.md D12). */
+#ifndef PCQ_COOK_WORK_MIN
+#define PCQ_COOK_WORK_MIN (1u << 22)
+#endif
+#ifndef PCQ_COOK_WORK_PER_BYTE
+#define PCQ_COOK_WORK_PER_BYTE 2u
+#endif
+
+typedef struct cfuel {
+    uint64_t left;
+    int out;                   /* ran out: the cook ends with PCQ_ERR_LIMIT */
+} cfuel;
+
+/* One step of a slow path: 1, or 0 (and from then on always 0) when the
+ * budget is spent, and the search ends as if it found nothing. */
+static int burn(cfuel *f)
+{
+    if (f->left == 0) {
+        f->out = 1;
+        return 0;
+    }
+    f->left--;
+    return 1;
+}
+
 /* A group: the values of one instance, or of one single-instance block. */
 typedef struct cgroup {
     pcq_block blk;
@@ -561,6 +594,7 @@ typedef struct gwalk {
     const pcq_identifier *ids;
     size_t n_ids;
     int multi_set;             /* the counterset is not single-instance */
+    cfuel *fuel;               /* the cook's, shared by all its walks */
     pcq_iter blocks, insts;
     pcq_block blk;
     uint32_t next_block;
@@ -579,7 +613,7 @@ static int cook_fail(pcq_error *err, int code, size_t offset, const char *what)
 }
 
 static void gwalk_begin(gwalk *w, const pcq_data *d, const pcq_identifier *ids, size_t n_ids,
-                        int multi_set, const pcq_counterset_info *info)
+                        int multi_set, const pcq_counterset_info *info, cfuel *fuel)
 {
     memset(w, 0, sizeof *w);
     w->d = d;
@@ -587,17 +621,25 @@ static void gwalk_begin(gwalk *w, const pcq_data *d, const pcq_identifier *ids, 
     w->ids = ids;
     w->n_ids = n_ids;
     w->multi_set = multi_set;
+    w->fuel = fuel;
     pcq_data_blocks(d, &w->blocks);
 }
 
 /* The identifier whose Index is block i (§2.2.4.6: "the position in which the
- * corresponding counter data is returned"). */
+ * corresponding counter data is returned"): the i-th when its Index is i (an
+ * opnum 5 reply lists them in that order), else the first with Index i. */
 static const pcq_identifier *ident_for_block(const gwalk *w, uint32_t i)
 {
     size_t k;
-    for (k = 0; k < w->n_ids; k++)
+    if (i < w->n_ids && w->ids[i].index == i)
+        return &w->ids[i];
+    for (k = 0; k < w->n_ids; k++) {
+        /* Out of work: any identifier will do, the cook's rows are dropped. */
+        if (!burn(w->fuel))
+            return &w->ids[0];
         if (w->ids[k].index == i)
             return &w->ids[k];
+    }
     return NULL;
 }
 
@@ -796,6 +838,7 @@ typedef struct cook_ctx {
     int loose_new, loose_old;  /* types 1/4 present: related values may sit in other blocks */
     unsigned flags;
     gwalk hint;                /* older sample: just after the last matched group */
+    cfuel *fuel;               /* work left for the slow paths */
     pcq_error *err;
     colset cols;
 } cook_ctx;
@@ -870,7 +913,7 @@ static int same_list(int have, pcq_bytes a, pcq_bytes b)
 /* The counter-info entry of counter id (the hint index first: values usually
  * come in the order of the counterset). 1 found, 0 not. */
 static int find_reg(const pcq_counterset_info *info, uint32_t id, uint32_t hint,
-                    pcq_counter_reg *r, uint32_t *index)
+                    pcq_counter_reg *r, uint32_t *index, cfuel *fuel)
 {
     uint32_t i;
     /* i < num_counters of a validated counterset-info: always found */
@@ -880,7 +923,7 @@ static int find_reg(const pcq_counterset_info *info, uint32_t id, uint32_t hint,
         *index = hint;
         return 1;
     }
-    for (i = 0; i < info->set.num_counters; i++)
+    for (i = 0; i < info->set.num_counters && burn(fuel); i++)
         if (PCQ_ALWAYS(pcq_counterset_counter(info, i, r) == PCQ_OK) &&
             r->counter_id == id) {
             *index = i;
@@ -890,7 +933,8 @@ static int find_reg(const pcq_counterset_info *info, uint32_t id, uint32_t hint,
 }
 
 /* The columns of block b's counter list (the older list is made anew). */
-static void columns_make(colset *cs, const pcq_counterset_info *info, const pcq_block *b)
+static void columns_make(colset *cs, const pcq_counterset_info *info, const pcq_block *b,
+                         cfuel *fuel)
 {
     uint32_t j, k, n = b->num_counters;
     pcq_counter_reg r;
@@ -898,7 +942,7 @@ static void columns_make(colset *cs, const pcq_counterset_info *info, const pcq_
         ccol *col = &cs->col[j];
         memset(col, 0, sizeof *col);
         col->id = pcq_block_counter_id(b, j);
-        col->found = (uint8_t)find_reg(info, col->id, j, &r, &col->index);
+        col->found = (uint8_t)find_reg(info, col->id, j, &r, &col->index, fuel);
         if (!col->found)
             continue;                 /* an error once a value gets here */
         col->t = pcq_calc_type_info(r.type);
@@ -950,8 +994,8 @@ static int find_related(const cook_ctx *c, const pcq_data *d, int loose, const c
     int rc = group_find(d, g, id, out);
     if (rc != 0 || !loose)
         return rc;
-    gwalk_begin(&w, d, c->ids, c->n_ids, c->multi_set, c->info);
-    while ((rc = gwalk_next(&w, &o, c->err)) == 1)
+    gwalk_begin(&w, d, c->ids, c->n_ids, c->multi_set, c->info, c->fuel);
+    while ((rc = burn(c->fuel) ? gwalk_next(&w, &o, c->err) : 0) == 1)
         if (same_instance(g, &o) && (rc = group_find(d, &o, id, out)) != 0)
             return rc;
     return rc;
@@ -964,11 +1008,12 @@ static int occurrence(const cook_ctx *c, const pcq_data *d, const cgroup *g, uin
     cgroup o;
     int rc;
     *occ = 0;
-    gwalk_begin(&w, d, c->ids, c->n_ids, c->multi_set, c->info);
+    gwalk_begin(&w, d, c->ids, c->n_ids, c->multi_set, c->info, c->fuel);
     for (;;) {
-        rc = gwalk_next(&w, &o, c->err);
-        if (PCQ_NEVER(rc != 1))       /* g itself is one of d's groups */
-            return rc;
+        /* g itself is one of d's groups: the walk meets it unless the work
+         * runs out (then any count will do, the cook's rows are dropped) */
+        rc = burn(c->fuel) ? gwalk_next(&w, &o, c->err) : 0;
+        if (rc != 1) return rc;
         if (o.block_index == g->block_index && o.inst_offset == g->inst_offset)
             return 0;
         if (same_group(g, &o))
@@ -993,8 +1038,8 @@ static int match_older(cook_ctx *c, const cgroup *g, cgroup *og)
     }
     if (PCQ_NEVER((rc = occurrence(c, c->newer, g, &occ)) < 0))
         return rc;
-    gwalk_begin(&w, c->older, c->ids, c->n_ids, c->multi_set, c->info);
-    while ((rc = gwalk_next(&w, og, c->err)) == 1) {
+    gwalk_begin(&w, c->older, c->ids, c->n_ids, c->multi_set, c->info, c->fuel);
+    while ((rc = burn(c->fuel) ? gwalk_next(&w, og, c->err) : 0) == 1) {
         if (same_group(g, og) && seen++ == occ) {
             c->hint = w;
             return 1;
@@ -1069,7 +1114,7 @@ static int cook_group(cook_ctx *c, const cgroup *g, const cgroup *og, pcq_calc_r
     gv_begin(c->newer, g, &v);
     for (; (rc = gv_next(&v, g, &id, &val)) == 1; j++) {
         pcq_calc_row *row = &rows[*n];
-        if (!find_reg(c->info, id, j, &r, &index))
+        if (!find_reg(c->info, id, j, &r, &index, c->fuel))
             return cook_fail(c->err, PCQ_ERR_INVALID_ARG, id_offset(c->newer, g, j),
                              "counter id not in the counterset-info");
         /* The buffers are validated: no walk below can fail. */
@@ -1318,26 +1363,23 @@ static int cook_any(cook_ctx *c, const cgroup *g, const cgroup *og, pcq_calc_row
         (og != NULL && (og->blk.type != g->blk.type || og->blk.num_counters > COOK_COLS)))
         return cook_group(c, g, og, rows, n);
     if (!same_list(cs->have, cs->ids, g->blk.counter_ids))
-        columns_make(cs, c->info, &g->blk);
+        columns_make(cs, c->info, &g->blk, c->fuel);
     if (og != NULL && !same_list(cs->ohave, cs->oids, og->blk.counter_ids))
         columns_older(cs, c->info, &og->blk);
     return cook_columns(c, g, og, rows, n);
 }
 
-/* Leaders a and b stand for the same counters under the same name: their
- * first counters agree (a PERF_COUNTERSET block lists the same counters for
- * every instance; a single-counter group has just the one). */
-static int same_name(const pcq_calc_row *a, const pcq_calc_row *b)
+/* Name order of two leaders (both with an instance): first counter id, name
+ * length, name bytes. 0 iff they stand for the same counters under the same
+ * name (a PERF_COUNTERSET block lists the same counters for every instance;
+ * a single-counter group has just the one). */
+static int name_cmp(const pcq_calc_row *a, const pcq_calc_row *b)
 {
-    size_t n = a->instance.len;
-    if (!a->has_instance || !b->has_instance || a->counter_id != b->counter_id ||
-        n != b->instance.len)
-        return 0;
-    if (n == 0)
-        return 1;
-    /* Names like "p1234" differ at the end: look there before memcmp. */
-    return a->instance.ptr[n - 1] == b->instance.ptr[n - 1] &&
-           memcmp(a->instance.ptr, b->instance.ptr, n) == 0;
+    if (a->counter_id != b->counter_id)
+        return a->counter_id < b->counter_id ? -1 : 1;
+    if (a->instance.len != b->instance.len)
+        return a->instance.len < b->instance.len ? -1 : 1;
+    return a->instance.len == 0 ? 0 : memcmp(a->instance.ptr, b->instance.ptr, a->instance.len);
 }
 
 /* 64-bit mix of a leader's first counter id and name bytes. */
@@ -1377,9 +1419,13 @@ static void link_set(pcq_calc_row *rows, size_t k, size_t next)
     rows[k - 1].is_aggregate = (int)next;
 }
 
-/* Leader a comes before leader b in name#n order: InstanceId, then position. */
+/* Leader a sorts before leader b: by name (name_cmp), so each name's leaders
+ * end up side by side, then in name#n order: InstanceId, then position. */
 static int numbered_before(const pcq_calc_row *rows, size_t a, size_t b)
 {
+    int c = name_cmp(&rows[a - 1], &rows[b - 1]);
+    if (c != 0)
+        return c < 0;
     return rows[a - 1].instance_id < rows[b - 1].instance_id ||
            (rows[a - 1].instance_id == rows[b - 1].instance_id && a < b);
 }
@@ -1423,27 +1469,18 @@ static size_t sort_list(pcq_calc_row *rows, size_t head)
     return merge_lists(rows, sort_list(rows, head), sort_list(rows, second));
 }
 
-/* Numbers the leaders of one bucket: the ones named like the first are taken
- * out, sorted by (InstanceId, position) and numbered 0, 1, ... in that order,
- * so each one's n counts those before it (the pair rule); then the rest. */
+/* Numbers the leaders of one bucket: one merge sort puts each name's leaders
+ * side by side in name#n order, and each one's n counts those of its name
+ * before it (the pair rule). O(d log d) comparisons for d leaders, whatever
+ * their names: names crafted to share a bucket cost no more than equal names
+ * (splitting a bucket name by name would cost d^2). */
 static void number_bucket(pcq_calc_row *rows, size_t list)
 {
-    while (list != 0) {
-        size_t first = list, same = 0, rest = 0, k, next;
-        uint32_t n = 0;
-        for (k = list; k != 0; k = next) {
-            next = link_next(rows, k);
-            if (k == first || same_name(&rows[first - 1], &rows[k - 1])) {
-                link_set(rows, k, same);
-                same = k;
-            } else {
-                link_set(rows, k, rest);
-                rest = k;
-            }
-        }
-        for (k = sort_list(rows, same); k != 0; k = link_next(rows, k))
-            rows[k - 1].dup_index = n++;
-        list = rest;
+    size_t k, prev = 0;
+    uint32_t n = 0;
+    for (k = sort_list(rows, list); k != 0; prev = k, k = link_next(rows, k)) {
+        n = prev != 0 && name_cmp(&rows[prev - 1], &rows[k - 1]) == 0 ? n + 1 : 0;
+        rows[k - 1].dup_index = n;
     }
 }
 
@@ -1455,7 +1492,8 @@ static size_t bucket_of(const pcq_calc_row *r, size_t n)
 
 /* Chains the leaders with a name by hash into as many buckets as there are
  * rows (n < 2^31 - 1), then numbers each bucket once: O(groups) when names
- * are unique, O(d log d) for a name given to d groups. */
+ * are unique, O(d log d) for d groups in one bucket (one name, or names
+ * crafted to collide: the hash has no secret). */
 static void number_hashed(pcq_calc_row *rows, size_t n)
 {
     size_t i, b;
@@ -1490,8 +1528,8 @@ static void clear_lengths(pcq_calc_row *rows, size_t n)
 /* "name#n": n counts the groups of the same name ordered before this one by
  * (InstanceId, position), so the numbering does not depend on the order
  * the server happened to list instances in. Leaders are hashed by name and
- * each name's leaders sorted: O(groups) for unique names, O(d log d) for a
- * name of d groups; no memory of its own. Then every row of a group takes
+ * each bucket sorted by name: O(groups) for unique names, O(d log d) for d
+ * groups in one bucket; no memory of its own. Then every row of a group takes
  * its leader's n, and the fields borrowed are 0 again. */
 static void number_duplicates(pcq_calc_row *rows, size_t n)
 {
@@ -1682,7 +1720,7 @@ static int scan_blocks(const cook_ctx *c, const pcq_data *d, size_t *rows, int *
     pcq_block b;
     uint32_t i = 0;
     int rc;
-    gwalk_begin(&w, d, c->ids, c->n_ids, c->multi_set, c->info);
+    gwalk_begin(&w, d, c->ids, c->n_ids, c->multi_set, c->info, c->fuel);
     while ((rc = pcq_blocks_next(&w.blocks, &b)) == 1)
         if ((rc = block_rows(&w, &b, i++, rows, loose, c->err)) < 0)
             return rc;
@@ -1699,7 +1737,7 @@ static int cook_groups(cook_ctx *c, pcq_calc_row *rows, size_t *n)
     gwalk w;
     cgroup g, og;
     int rc;
-    gwalk_begin(&w, c->newer, c->ids, c->n_ids, c->multi_set, c->info);
+    gwalk_begin(&w, c->newer, c->ids, c->n_ids, c->multi_set, c->info, c->fuel);
     while ((rc = gwalk_next(&w, &g, c->err)) == 1) {
         size_t first = *n;
         int found = 0;
@@ -1714,11 +1752,32 @@ static int cook_groups(cook_ctx *c, pcq_calc_row *rows, size_t *n)
     return rc;
 }
 
+/* The slow-path budget: linear in everything the cook is given (the
+ * identifiers at 48 bytes each, their smallest wire size). */
+static uint64_t cook_budget(const pcq_counterset_info *info, const pcq_data *older,
+                            const pcq_data *newer, size_t n_ids)
+{
+    uint64_t bytes = (uint64_t)newer->total_size + (older != NULL ? older->total_size : 0) +
+                     (uint64_t)info->set.num_counters * 48u +
+                     (uint64_t)(n_ids < 0xFFFFFFFFu ? n_ids : 0xFFFFFFFFu) * 48u;
+    return (uint64_t)PCQ_COOK_WORK_MIN + (uint64_t)PCQ_COOK_WORK_PER_BYTE * bytes;
+}
+
+/* A cook that ran out of work fails with PCQ_ERR_LIMIT, whatever else its
+ * searches (which then found nothing) made of the buffers. */
+static int cook_end(const cook_ctx *c, int rc)
+{
+    if (c->fuel->out)
+        return cook_fail(c->err, PCQ_ERR_LIMIT, 0, "pcq_calc_cook work (PCQ_COOK_WORK_*)");
+    return rc;
+}
+
 int pcq_calc_cook(const pcq_counterset_info *info, const pcq_data *older, const pcq_data *newer,
                   const pcq_identifier *ids, size_t n_ids, unsigned flags, pcq_calc_row *rows,
                   size_t cap, size_t *count, pcq_error *err)
 {
     cook_ctx c;
+    cfuel fuel;
     pcq_counter_reg r;
     size_t need = 0, n = 0, old_rows = 0;
     uint32_t i;
@@ -1736,25 +1795,29 @@ int pcq_calc_cook(const pcq_counterset_info *info, const pcq_data *older, const 
     c.multi_set = info->set.instance_type != 0;
     c.flags = flags;
     c.err = err;
+    c.fuel = &fuel;
+    fuel.left = cook_budget(info, older, newer, n_ids);
+    fuel.out = 0;
     *count = 0;
     if ((rc = scan_blocks(&c, newer, &need, &c.loose_new)) < 0)
-        return rc;
+        return cook_end(&c, rc);
     if (aggregates(info))
         for (i = 0; i < info->set.num_counters; i++)
             if (PCQ_ALWAYS(pcq_counterset_counter(info, i, &r) == PCQ_OK) &&  /* validated */
                 aggregate_counter(&r))
                 need++;
     *count = need;
-    if (need > cap)
+    if (need > cap && !fuel.out)
         return cook_fail(err, PCQ_ERR_BUFFER_TOO_SMALL, 0, "pcq_calc_row array");
-    if (older != NULL) {
+    if (older != NULL && !fuel.out) {
         if ((rc = scan_blocks(&c, older, &old_rows, &c.loose_old)) < 0)
-            return rc;
-        gwalk_begin(&c.hint, older, ids, n_ids, c.multi_set, info);
+            return cook_end(&c, rc);
+        gwalk_begin(&c.hint, older, ids, n_ids, c.multi_set, info, c.fuel);
     }
-    if ((rc = cook_groups(&c, rows, &n)) < 0) {
+    if (fuel.out || (rc = cook_groups(&c, rows, &n)) < 0 || fuel.out) {
         clear_lengths(rows, n);
-        return rc;
+        *count = 0;
+        return cook_end(&c, rc);
     }
     number_duplicates(rows, n);
     if (aggregates(info))

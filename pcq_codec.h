@@ -20,6 +20,8 @@
  *   PCQ_MAX_COUNTERS    cap on any counter count          (default 1 << 20)
  *   PCQ_MAX_INSTANCES   cap on any instance count         (default 1 << 24)
  *   PCQ_API             decoration for exported functions (default empty)
+ * and for pcq_calc.c: PCQ_NO_CALC (leave the evaluator out), and
+ * PCQ_COOK_WORK_MIN / PCQ_COOK_WORK_PER_BYTE, pcq_calc_cook's search budget.
  */
 #ifndef PCQ_CODEC_H
 #define PCQ_CODEC_H
@@ -695,11 +697,16 @@ typedef struct pcq_calc_row {
  * Returns PCQ_OK and *count rows; PCQ_ERR_BUFFER_TOO_SMALL with *count = rows
  * needed (cap 0 and rows NULL size); PCQ_ERR_INVALID_ARG (err: offset in the
  * newer buffer) for a counter id missing from info or a type 1/4 block
- * without an identifier; or an iterator error of a buffer that changed.
+ * without an identifier; PCQ_ERR_LIMIT (offset 0, no rows) when its searches
+ * spent their budget; or an iterator error of a buffer that changed.
  * Time: O(values) when instances keep their order between samples and a
  * block lists at most 64 counters (longer lists: O(values x counters per
- * instance)); a moved instance costs a scan of the older buffer; name#n
- * sorts the d instances of a repeated name (d log d). About 10 KiB of stack. */
+ * instance)); an identifier or counter out of place, a moved instance and a
+ * related counter in another block cost searches, paid from a budget of
+ * PCQ_COOK_WORK_MIN + PCQ_COOK_WORK_PER_BYTE x input bytes (knobs of
+ * pcq_calc.c; default 2^22 + 2 per byte; docs D12), so the time is linear
+ * in the input whatever it says; name#n sorts the d instances sharing a hash
+ * bucket (d log d). About 10 KiB of stack. */
 PCQ_API int pcq_calc_cook(const pcq_counterset_info *info, const pcq_data *older,
                           const pcq_data *newer, const pcq_identifier *ids, size_t n_ids,
                           unsigned flags, pcq_calc_row *rows, size_t cap, size_t *count,

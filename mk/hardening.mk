@@ -121,7 +121,8 @@ $(eval $(call pcq_harden_variant,replay,$(REPLAY_CC),$(REPLAY_FLAGS),\
 # cov: clang source-based coverage. covlim: the same with the compile-time caps
 # lowered (COV_KNOBS), so the corpus reaches the PCQ_ERR_LIMIT paths with small
 # inputs; its replays run too, and the profiles are merged.
-COV_KNOBS ?= -DPCQ_MAX_COUNTERS=16 -DPCQ_MAX_INSTANCES=16 -DPCQ_PAIR_CHECK_MAX=8
+COV_KNOBS ?= -DPCQ_MAX_COUNTERS=16 -DPCQ_MAX_INSTANCES=16 -DPCQ_PAIR_CHECK_MAX=8 \
+             -DPCQ_COOK_WORK_MIN=0 -DPCQ_COOK_WORK_PER_BYTE=0
 $(eval $(call pcq_harden_variant,cov,$(COV_CC),$(COV_FLAGS),\
   $(COV_CC) $(COV_FLAGS) -c $$< -o $$@,$(COV_CC)))
 $(eval $(call pcq_harden_variant,covlim,$(COV_CC),$(COV_FLAGS) $(COV_KNOBS),\

@@ -1535,6 +1535,58 @@ static void test_cook_many_duplicates(void)
 }
 
 /* ------------------------------------------------------------------------ */
+/* Cooking: the older sample lists every instance in reverse order. Each    */
+/* match is a slow-path search (the work budget's business, docs D12); the  */
+/* default budget covers this with room to spare, and every instance still  */
+/* meets its own older value.                                               */
+/* ------------------------------------------------------------------------ */
+#define REV_N 300u
+
+static void rev_data(wbuf *w, int reversed, uint32_t per_step)
+{
+    static const uint32_t ids[1] = {1};
+    char name[16];
+    size_t b, mi;
+    uint32_t k, i;
+    data_begin(w, 1000, 0, 1000u);
+    b = block_begin(w, 6);
+    multi_counters(w, ids, 1);
+    mi = multi_instances_begin(w);
+    for (k = 0; k < REV_N; k++) {
+        i = reversed ? REV_N - 1 - k : k;
+        snprintf(name, sizeof name, "i%u", (unsigned)i);
+        instance(w, i, name);
+        value32(w, 1000 + per_step * i);
+    }
+    multi_instances_end(w, mi, REV_N);
+    block_end(w, b);
+    data_end(w, 1);
+}
+
+static void test_cook_reversed(void)
+{
+    static pcq_calc_row rows[REV_N];
+    static wbuf wi, wo, wn;
+    pcq_counterset_info info;
+    pcq_data od, nd;
+    size_t n = 0, i, bad = 0;
+    int rc;
+
+    info_begin(&wi, 1, 2);
+    info_counter(&wi, 1, 0x00400400, 0, 0, 0, 0, 0, 0, 0);   /* PERF_COUNTER_DELTA */
+    rev_data(&wo, 1, 1);
+    rev_data(&wn, 0, 3);
+    if (decode_info(&wi, &info) || decode_data(&wo, &od) || decode_data(&wn, &nd))
+        return;
+    rc = pcq_calc_cook(&info, &od, &nd, NULL, 0, 0, rows, REV_N, &n, NULL);
+    TL_CHECK(rc == PCQ_OK && n == REV_N, "reversed: %s, %zu rows", pcq_status_name(rc), n);
+    for (i = 0; i < n; i++)   /* instance i: (1000 + 3 i) - (1000 + i) */
+        if (rows[i].status != PCQ_CALC_OK || rows[i].value != 2.0 * rows[i].instance_id)
+            bad++;
+    TL_CHECK(bad == 0, "reversed: %zu rows not matched with their older value", bad);
+}
+
+/* ------------------------------------------------------------------------ */
 /* Cooking: rows counted from the block headers; aggregates of counters     */
 /* listed in another order than the info's                                  */
 /* ------------------------------------------------------------------------ */
@@ -1735,6 +1787,7 @@ int main(void)
     test_cook_long_list_one_side();
     test_cook_empty_list();
     test_cook_many_duplicates();
+    test_cook_reversed();
     test_cook_counts_and_aggregate_order();
     test_cook_value_layouts();
     return tl_finish();
