@@ -563,16 +563,22 @@ typedef struct cfuel {
     int out;                   /* ran out: the cook ends with PCQ_ERR_LIMIT */
 } cfuel;
 
-/* One step of a slow path: 1, or 0 (and from then on always 0) when the
- * budget is spent, and the search ends as if it found nothing. */
-static int burn(cfuel *f)
+/* n steps of work: 1, or 0 (and from then on always 0) when the budget is
+ * spent, and the search ends as if it found nothing. */
+static int spend(cfuel *f, uint64_t n)
 {
-    if (f->left == 0) {
+    if (f->left < n) {
+        f->left = 0;
         f->out = 1;
         return 0;
     }
-    f->left--;
+    f->left -= n;
     return 1;
+}
+
+static int burn(cfuel *f)
+{
+    return spend(f, 1);
 }
 
 /* A group: the values of one instance, or of one single-instance block. */
@@ -597,6 +603,8 @@ typedef struct gwalk {
     cfuel *fuel;               /* the cook's, shared by all its walks */
     pcq_iter blocks, insts;
     pcq_block blk;
+    uint32_t blk_id;           /* a type 4 block: its counter, when blk_has_id */
+    int blk_has_id;
     uint32_t next_block;
     int in_block;
 } gwalk;
@@ -655,12 +663,17 @@ static int counter_for_block(const gwalk *w, uint32_t i, uint32_t *id)
     return 1;
 }
 
-/* The next group; 1, 0 at the end, or a negative status (err filled). */
+/* The next group; 1, 0 at the end, or a negative status (err filled). Every
+ * block and instance it passes costs a step (a long name a step per 64
+ * bytes: comparing it costs that much), so a walk ends early, as at the
+ * end, once the budget is spent: searches are walks. */
 static int gwalk_next(gwalk *w, cgroup *g, pcq_error *err)
 {
     const pcq_identifier *id;
     int rc;
     for (;;) {
+        if (!burn(w->fuel))
+            return 0;
         if (w->in_block) {
             memset(g, 0, sizeof *g);
             rc = pcq_instances_of_block_next(&w->insts, &g->inst);
@@ -675,14 +688,13 @@ static int gwalk_next(gwalk *w, cgroup *g, pcq_error *err)
                 g->instance_id = g->inst.instance_id;
                 g->name = g->inst.name;
                 g->inst_offset = g->inst.offset;
+                spend(w->fuel, g->name.len >> 6);
                 if (w->blk.type == PCQ_PERF_MULTI_INSTANCES) {
-                    id = ident_for_block(w, g->block_index);
-                    if (id != NULL)
-                        g->one_id = id->counter_id;
                     /* a block without a counter: scan_blocks has failed on it already */
-                    else if (PCQ_NEVER(!counter_for_block(w, g->block_index, &g->one_id)))
+                    if (PCQ_NEVER(!w->blk_has_id))
                         return cook_fail(err, PCQ_ERR_INVALID_ARG, w->blk.offset,
                                          "PERF_MULTI_INSTANCES block without an identifier");
+                    g->one_id = w->blk_id;
                 }
                 return 1;
             }
@@ -697,6 +709,13 @@ static int gwalk_next(gwalk *w, cgroup *g, pcq_error *err)
         if (w->blk.type == PCQ_PERF_MULTI_INSTANCES || w->blk.type == PCQ_PERF_COUNTERSET) {
             pcq_block_instances(w->d, &w->blk, &w->insts);
             w->in_block = 1;
+            if (w->blk.type == PCQ_PERF_MULTI_INSTANCES) {
+                /* its counter, once for all its instances */
+                id = ident_for_block(w, w->next_block - 1);
+                w->blk_has_id = id != NULL || counter_for_block(w, w->next_block - 1, &w->blk_id);
+                if (id != NULL)
+                    w->blk_id = id->counter_id;
+            }
             continue;
         }
         if (w->blk.type != PCQ_PERF_SINGLE_COUNTER && w->blk.type != PCQ_PERF_MULTI_COUNTERS)
@@ -755,14 +774,17 @@ static int gv_next(gvit *v, const cgroup *g, uint32_t *id, pcq_value *val)
     return rc;
 }
 
-/* The value of counter `id` in group g: 1 found, 0 not, or a negative status. */
-static int group_find(const pcq_data *d, const cgroup *g, uint32_t id, pcq_value *out)
+/* The value of counter `id` in group g: 1 found, 0 not, or a negative
+ * status. A step of work per value passed: a long list searched once per
+ * value would cost its length squared. */
+static int group_find(const pcq_data *d, const cgroup *g, uint32_t id, pcq_value *out,
+                      cfuel *fuel)
 {
     gvit v;
     uint32_t cid = 0;
     int rc;
     gv_begin(d, g, &v);
-    while ((rc = gv_next(&v, g, &cid, out)) == 1)
+    while ((rc = burn(fuel) ? gv_next(&v, g, &cid, out) : 0) == 1)
         if (cid == id)
             return 1;
     return rc;
@@ -991,12 +1013,12 @@ static int find_related(const cook_ctx *c, const pcq_data *d, int loose, const c
 {
     gwalk w;
     cgroup o;
-    int rc = group_find(d, g, id, out);
+    int rc = group_find(d, g, id, out, c->fuel);
     if (rc != 0 || !loose)
         return rc;
     gwalk_begin(&w, d, c->ids, c->n_ids, c->multi_set, c->info, c->fuel);
-    while ((rc = burn(c->fuel) ? gwalk_next(&w, &o, c->err) : 0) == 1)
-        if (same_instance(g, &o) && (rc = group_find(d, &o, id, out)) != 0)
+    while ((rc = gwalk_next(&w, &o, c->err)) == 1)
+        if (same_instance(g, &o) && (rc = group_find(d, &o, id, out, c->fuel)) != 0)
             return rc;
     return rc;
 }
@@ -1012,7 +1034,7 @@ static int occurrence(const cook_ctx *c, const pcq_data *d, const cgroup *g, uin
     for (;;) {
         /* g itself is one of d's groups: the walk meets it unless the work
          * runs out (then any count will do, the cook's rows are dropped) */
-        rc = burn(c->fuel) ? gwalk_next(&w, &o, c->err) : 0;
+        rc = gwalk_next(&w, &o, c->err);
         if (rc != 1) return rc;
         if (o.block_index == g->block_index && o.inst_offset == g->inst_offset)
             return 0;
@@ -1039,7 +1061,7 @@ static int match_older(cook_ctx *c, const cgroup *g, cgroup *og)
     if (PCQ_NEVER((rc = occurrence(c, c->newer, g, &occ)) < 0))
         return rc;
     gwalk_begin(&w, c->older, c->ids, c->n_ids, c->multi_set, c->info, c->fuel);
-    while ((rc = burn(c->fuel) ? gwalk_next(&w, og, c->err) : 0) == 1) {
+    while ((rc = gwalk_next(&w, og, c->err)) == 1) {
         if (same_group(g, og) && seen++ == occ) {
             c->hint = w;
             return 1;
@@ -1104,14 +1126,16 @@ static void row_start(pcq_calc_row *row, const cgroup *g, uint32_t id, size_t of
 static int cook_group(cook_ctx *c, const cgroup *g, const cgroup *og, pcq_calc_row *rows,
                       size_t *n)
 {
-    gvit v;
+    gvit v, ov;
     pcq_value val, oval;
     pcq_counter_reg r;
     pcq_calc_sample ns, os;
-    uint32_t id = 0, index = 0, j = 0;
+    uint32_t id = 0, oid = 0, index = 0, j = 0;
     int rc, have_old;
 
     gv_begin(c->newer, g, &v);
+    if (og != NULL)
+        gv_begin(c->older, og, &ov);
     for (; (rc = gv_next(&v, g, &id, &val)) == 1; j++) {
         pcq_calc_row *row = &rows[*n];
         if (!find_reg(c->info, id, j, &r, &index, c->fuel))
@@ -1120,7 +1144,11 @@ static int cook_group(cook_ctx *c, const cgroup *g, const cgroup *og, pcq_calc_r
         /* The buffers are validated: no walk below can fail. */
         if (PCQ_NEVER((rc = fill_sample(c, c->newer, c->loose_new, g, &r, &val, &ns)) < 0))
             return rc;
-        have_old = og != NULL && (rc = group_find(c->older, og, id, &oval)) == 1;
+        /* The older group's value at the same place when the lists agree
+         * there (they usually do), else a search. */
+        have_old = og != NULL && ((rc = gv_next(&ov, og, &oid, &oval)) == 1 && oid == id);
+        if (og != NULL && !have_old)
+            have_old = (rc = group_find(c->older, og, id, &oval, c->fuel)) == 1;
         if (PCQ_NEVER(rc < 0))
             return rc;
         if (have_old &&
@@ -1763,13 +1791,14 @@ static uint64_t cook_budget(const pcq_counterset_info *info, const pcq_data *old
     return (uint64_t)PCQ_COOK_WORK_MIN + (uint64_t)PCQ_COOK_WORK_PER_BYTE * bytes;
 }
 
-/* A cook that ran out of work fails with PCQ_ERR_LIMIT, whatever else its
- * searches (which then found nothing) made of the buffers. */
-static int cook_end(const cook_ctx *c, int rc)
+/* A cook that ran out of work fails with PCQ_ERR_LIMIT and no rows,
+ * whatever else its searches (which then found nothing) made of the buffers. */
+static int cook_end(const cook_ctx *c, int rc, size_t *count)
 {
-    if (c->fuel->out)
-        return cook_fail(c->err, PCQ_ERR_LIMIT, 0, "pcq_calc_cook work (PCQ_COOK_WORK_*)");
-    return rc;
+    if (!c->fuel->out)
+        return rc;
+    *count = 0;
+    return cook_fail(c->err, PCQ_ERR_LIMIT, 0, "pcq_calc_cook work (PCQ_COOK_WORK_*)");
 }
 
 int pcq_calc_cook(const pcq_counterset_info *info, const pcq_data *older, const pcq_data *newer,
@@ -1800,7 +1829,7 @@ int pcq_calc_cook(const pcq_counterset_info *info, const pcq_data *older, const 
     fuel.out = 0;
     *count = 0;
     if ((rc = scan_blocks(&c, newer, &need, &c.loose_new)) < 0)
-        return cook_end(&c, rc);
+        return cook_end(&c, rc, count);
     if (aggregates(info))
         for (i = 0; i < info->set.num_counters; i++)
             if (PCQ_ALWAYS(pcq_counterset_counter(info, i, &r) == PCQ_OK) &&  /* validated */
@@ -1811,13 +1840,12 @@ int pcq_calc_cook(const pcq_counterset_info *info, const pcq_data *older, const 
         return cook_fail(err, PCQ_ERR_BUFFER_TOO_SMALL, 0, "pcq_calc_row array");
     if (older != NULL && !fuel.out) {
         if ((rc = scan_blocks(&c, older, &old_rows, &c.loose_old)) < 0)
-            return cook_end(&c, rc);
+            return cook_end(&c, rc, count);
         gwalk_begin(&c.hint, older, ids, n_ids, c.multi_set, info, c.fuel);
     }
     if (fuel.out || (rc = cook_groups(&c, rows, &n)) < 0 || fuel.out) {
         clear_lengths(rows, n);
-        *count = 0;
-        return cook_end(&c, rc);
+        return cook_end(&c, rc, count);
     }
     number_duplicates(rows, n);
     if (aggregates(info))

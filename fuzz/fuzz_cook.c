@@ -13,7 +13,7 @@
  *   - returns PCQ_OK, PCQ_ERR_BUFFER_TOO_SMALL (sizing; offset 0) or
  *     PCQ_ERR_INVALID_ARG at an offset inside the newer buffer, nothing else;
  *     PCQ_ERR_LIMIT (offset 0) only where the work budget is lowered (the
- *     coverage replay) or the input is over 64 KiB: inputs of a few KiB
+ *     coverage replay) or the input is over 8 KiB: inputs of a few KiB
  *     never come near the default one;
  *   - given exactly the rows it asked for, fills that many (or finds the
  *     counter id missing); one row fewer is PCQ_ERR_BUFFER_TOO_SMALL with the
@@ -50,13 +50,14 @@ typedef struct inputs {
 #endif
 
 /* PCQ_ERR_LIMIT from the cook: allowed only with a lowered budget, or for
- * inputs far larger than the usual -max_len (the default budget is 2^22
- * steps; a few KiB of input cannot need 2^20). */
+ * inputs larger than the usual -max_len. The default budget is 2^22 steps;
+ * a walk over 8 KiB passes at most 512 groups, and a value costs a few walks
+ * (its related counters, its older instance), so 8 KiB needs about 2^20. */
 static int out_of_work(int rc, const pcq_error *e, const inputs *in, const char *call)
 {
     size_t total = in->info_len + in->old_len + in->new_len + in->ids_len;
     if (rc != PCQ_ERR_LIMIT) return 0;
-    FZ_CHECK(LIMIT_OK || total > 65536, "%s: PCQ_ERR_LIMIT with the default work budget on %zu "
+    FZ_CHECK(LIMIT_OK || total > 8192, "%s: PCQ_ERR_LIMIT with the default work budget on %zu "
              "bytes", call, total);
     FZ_CHECK(e->code == PCQ_ERR_LIMIT && e->offset == 0 && e->what != NULL,
              "%s: PCQ_ERR_LIMIT with err %s at %zu", call, pcq_status_name(e->code), e->offset);
