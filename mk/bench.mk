@@ -3,6 +3,8 @@
 #   make bench            build build/bench/pcq_bench with -O2, print the table (bench/RESULTS.md),
 #                         then instructions per input byte under callgrind when valgrind is there
 #   make bench-callgrind  the full callgrind table (every operation, every shape)
+#   make bench-hostile    build/bench/pcq_hostile: the worst inputs known (D11, D12), ns per
+#                         byte and x memcpy at 256 KiB, 1 MiB and 8 MiB (also run by make bench)
 #   make bench-clean
 #   make bench-smoke      the check step below (also run by make check)
 #
@@ -20,6 +22,7 @@ BENCH_CG_PASSES ?= 3
 PCQ_LIB_SRCS ?= pcq_codec.c pcq_calc.c
 
 BENCH_BIN ?= build/bench/pcq_bench
+HOSTILE_BIN ?= build/bench/pcq_hostile
 BENCH_SRCS := bench/bench.c bench/shapes.c bench/allocs.c
 BENCH_HDRS := bench/shapes.h bench/allocs.h pcq_codec.h
 # Every heap call of the bench and the library objects goes through bench/allocs.c.
@@ -32,8 +35,16 @@ $(BENCH_BIN): $(BENCH_SRCS) $(BENCH_HDRS) $(PCQ_LIB_SRCS) mk/bench.mk
 	$(BENCH_CC) $(BENCH_CFLAGS) -DBENCH_COOK=$(BENCH_COOK) '-DBENCH_CFLAGS="$(BENCH_CFLAGS)"' \
 	    -o $@ $(BENCH_SRCS) $(PCQ_LIB_SRCS) $(BENCH_WRAP) -lm
 
-bench: $(BENCH_BIN)
+$(HOSTILE_BIN): bench/hostile.c pcq_codec.h $(PCQ_LIB_SRCS) mk/bench.mk
+	@mkdir -p $(dir $@)
+	$(BENCH_CC) $(BENCH_CFLAGS) -I. -o $@ bench/hostile.c $(PCQ_LIB_SRCS) -lm
+
+bench-hostile: $(HOSTILE_BIN)
+	$(HOSTILE_BIN)
+
+bench: $(BENCH_BIN) $(HOSTILE_BIN)
 	$(BENCH_BIN) $(BENCH_ARGS)
+	$(HOSTILE_BIN)
 	@if command -v valgrind >/dev/null 2>&1; then \
 	    sh bench/callgrind.sh --quick $(BENCH_BIN) $(BENCH_CG_PASSES); \
 	else echo "valgrind not found: instructions per byte not measured (make bench-callgrind)"; fi
@@ -42,20 +53,23 @@ bench-callgrind: $(BENCH_BIN)
 	sh bench/callgrind.sh $(BENCH_BIN) $(BENCH_CG_PASSES)
 
 bench-clean:
-	rm -f $(BENCH_BIN)
+	rm -f $(BENCH_BIN) $(HOSTILE_BIN)
 
-.PHONY: bench bench-callgrind bench-clean
+.PHONY: bench bench-callgrind bench-clean bench-hostile
 
 # make check runs a smoke test of the bench (4 KiB buffers, one batch each, about a
 # second): it builds, every buffer decodes and walks to the sum it was built with,
-# cook equals the hand formula, and no heap call happens. Figures are not judged.
+# cook equals the hand formula, and no heap call happens; and the hostile shapes at
+# 1 MiB return what they must (a quadratic regression would take minutes there).
+# Figures are not judged.
 CHECK_EXTRA += bench-smoke
 BENCH_SMOKE_LOG := $(dir $(BENCH_BIN))smoke.txt
 RESULTS ?= build/check-results.txt
 bench-smoke:
 	@mkdir -p $(dir $(BENCH_BIN)); \
-	if $(MAKE) --no-print-directory $(BENCH_BIN) > $(BENCH_SMOKE_LOG) 2>&1 && \
-	   $(BENCH_BIN) --sizes 4KiB --reps 1 --batch-ms 1 >> $(BENCH_SMOKE_LOG) 2>&1; then \
+	if $(MAKE) --no-print-directory $(BENCH_BIN) $(HOSTILE_BIN) > $(BENCH_SMOKE_LOG) 2>&1 && \
+	   $(BENCH_BIN) --sizes 4KiB --reps 1 --batch-ms 1 >> $(BENCH_SMOKE_LOG) 2>&1 && \
+	   $(HOSTILE_BIN) --check >> $(BENCH_SMOKE_LOG) 2>&1; then \
 	  echo "bench (smoke): 1 passed, 0 failed" >> $(RESULTS); \
 	else \
 	  tail -n 15 $(BENCH_SMOKE_LOG); \
