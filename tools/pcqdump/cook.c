@@ -43,7 +43,9 @@ static const char cook_usage[] =
     "              a PERF_SINGLE_COUNTER or PERF_MULTI_INSTANCES block holds; without\n"
     "              it, block i holds counter i of INFO\n"
     "  --json      {\"kind\": \"cooked\", \"values\": [...]}\n"
-    "  --csv       the layout of typeperf: a row of counter paths, a row of values\n"
+    "  --csv       the layout of typeperf: a row of counter paths, a row of values;\n"
+    "              in instance names ( ) become [ ] and # \\ / become _, and a name\n"
+    "              cut to fit ends in ~ and a hash of the whole name\n"
     "  --hex       the files are hex text instead of raw bytes\n"
     "  --set-name NAME  counterset name for --csv paths (default: its GUID)\n"
     "  --host HOST      machine for --csv paths (\\\\HOST\\Set(instance)\\Counter)\n"
@@ -109,6 +111,7 @@ static int read_file(const char *path, int hex, cook_file *f)
     FILE *fp = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
     size_t cap = 1 << 16, n = 0;
     uint8_t *buf = malloc(cap);
+    const char *why = NULL;
     f->buf = NULL;
     f->len = 0;
     if (!fp || !buf) {
@@ -120,13 +123,15 @@ static int read_file(const char *path, int hex, cook_file *f)
         size_t got = fread(buf + n, 1, cap - n, fp);
         n += got;
         if (n < cap) break;
-        if (cap >= COOK_MAX_FILE) { n = cap + 1; break; }
+        if (cap >= COOK_MAX_FILE) { why = "is too large"; break; }
         cap *= 2;
-        { uint8_t *nb = realloc(buf, cap); if (!nb) { n = cap + 1; break; } buf = nb; }
+        { uint8_t *nb = realloc(buf, cap); if (!nb) { why = "does not fit in memory"; break; } buf = nb; }
     }
+    /* a directory, a read error: exit 2, never "malformed" */
+    if (!why && ferror(fp)) why = "cannot be read";
     if (fp != stdin) fclose(fp);
-    if (n > COOK_MAX_FILE) {
-        fprintf(stderr, "pcqdump --cook: %s is too large\n", path);
+    if (why) {
+        fprintf(stderr, "pcqdump --cook: %s %s\n", path, why);
         free(buf);
         return 2;
     }
@@ -150,6 +155,8 @@ typedef struct cooked {
     pcq_data older, newer;
     pcq_strings names;
     int have_names;
+    uint32_t *name_ix;         /* present entries of names, by (dwCounterId, index) */
+    size_t n_name_ix;
     pcq_identifier *ids;
     size_t n_ids;
     pcq_calc_row *rows;
@@ -180,6 +187,58 @@ static int decode_ids(const cook_file *f, const char *path, cooked *c)
     return 0;
 }
 
+/* The names block's entry i, read from its _STRING_COUNTER_HEADER (§2.2.4.4:
+ * 8 bytes each after the 8-byte block header, inside the validated block):
+ * dwCounterId, and where its text starts. pcq_strings_get would scan the
+ * whole text, and a hostile block can give every entry one long text
+ * (docs/decisions.md D11): rows are matched and labelled without that. */
+static uint32_t name_field(const cooked *c, uint32_t i, size_t field)
+{
+    const uint8_t *h = c->names.block.ptr + 8 + (size_t)i * 8 + field;
+    return (uint32_t)h[0] | (uint32_t)h[1] << 8 | (uint32_t)h[2] << 16 | (uint32_t)h[3] << 24;
+}
+
+static uint32_t name_id(const cooked *c, uint32_t i)
+{
+    return name_field(c, i, 0);
+}
+
+static size_t name_start(const cooked *c, uint32_t i)
+{
+    size_t off = name_field(c, i, 4);
+    /* the spec's convention counts from the end of the header array (D4) */
+    return c->names.convention == PCQ_STROFF_SPEC ? 8 + 8 * (size_t)c->names.num_counters + off
+                                                  : off;
+}
+
+/* qsort takes no context argument; pcqdump is one thread. */
+static const cooked *sort_ctx;
+
+static int cmp_name_ix(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    uint32_t ix = name_id(sort_ctx, x), iy = name_id(sort_ctx, y);
+    return ix != iy ? (ix < iy ? -1 : 1) : (x < y ? -1 : x > y);
+}
+
+/* The present entries sorted by (dwCounterId, index): one sort, then a
+ * binary search per row. 0, or 2 (out of memory). */
+static int index_names(cooked *c)
+{
+    uint32_t i;
+    c->name_ix = malloc(sizeof *c->name_ix * (c->names.num_counters ? c->names.num_counters : 1));
+    if (!c->name_ix) {
+        fprintf(stderr, "pcqdump --cook: out of memory\n");
+        return 2;
+    }
+    for (i = 0; i < c->names.num_counters; i++)
+        if (name_field(c, i, 4) != PCQ_STRING_ABSENT)
+            c->name_ix[c->n_name_ix++] = i;
+    sort_ctx = c;
+    qsort(c->name_ix, c->n_name_ix, sizeof *c->name_ix, cmp_name_ix);
+    return 0;
+}
+
 /* Decodes every input; 0, or the exit status. */
 static int decode_all(const cook_args *a, cook_file *files, cooked *c)
 {
@@ -198,6 +257,7 @@ static int decode_all(const cook_args *a, cook_file *files, cooked *c)
         rc = pcq_decode_strings(files[3].buf, files[3].len, NULL, &c->names, &e);
         if (rc != PCQ_OK) return bad_input(a->names, "strings", rc, &e);
         c->have_names = 1;
+        if (index_names(c) != 0) return 2;
     }
     if (a->ids && (rc = decode_ids(&files[4], a->ids, c)) != 0)
         return rc;
@@ -223,31 +283,39 @@ static int cook_rows(const cook_args *a, cooked *c)
     return 0;
 }
 
-/* The counter's name from --names, or NULL. Entries are matched on the
- * dwCounterId of their _STRING_COUNTER_HEADER (§2.2.4.4: 8 bytes each after
- * the 8-byte block header, inside the validated block) before any text is
- * fetched: pcq_strings_get scans its string, and a hostile block can make
- * every entry's string long (docs/decisions.md D11). */
-static const pcq_string_entry *counter_name(const cooked *c, uint32_t id, pcq_string_entry *tmp)
+/* The first present entry naming counter id, or -1. */
+static long find_name(const cooked *c, uint32_t id)
 {
-    const uint8_t *h;
-    uint32_t i;
-    if (!c->have_names) return NULL;
-    for (i = 0; i < c->names.num_counters; i++) {
-        h = c->names.block.ptr + 8 + (size_t)i * 8;
-        if (((uint32_t)h[0] | (uint32_t)h[1] << 8 | (uint32_t)h[2] << 16 | (uint32_t)h[3] << 24) ==
-                id &&
-            pcq_strings_get(&c->names, i, tmp) == PCQ_OK && tmp->present)
-            return tmp;
+    size_t lo = 0, hi = c->n_name_ix;
+    if (!c->have_names) return -1;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (name_id(c, c->name_ix[mid]) < id) lo = mid + 1;
+        else hi = mid;
     }
-    return NULL;
+    return lo < c->n_name_ix && name_id(c, c->name_ix[lo]) == id ? (long)c->name_ix[lo] : -1;
 }
 
-/* UTF-16LE to UTF-8 for a terminal or a CSV cell: controls become '?'. */
-static void text_of(const uint8_t *p, size_t n, char *out, size_t cap)
+/* The counter's name from --names, whole (for --json), or NULL. */
+static const pcq_string_entry *counter_name(const cooked *c, uint32_t id, pcq_string_entry *tmp)
+{
+    long i = find_name(c, id);
+    if (i < 0 || pcq_strings_get(&c->names, (uint32_t)i, tmp) != PCQ_OK) return NULL;
+    return tmp;
+}
+
+/* UTF-16LE to UTF-8 for a terminal or a CSV cell: controls become '?'.
+ * Returns 1 when the text did not fit in cap. */
+static int text_of(const uint8_t *p, size_t n, char *out, size_t cap)
 {
     size_t i;
-    pcq_utf16_to_utf8(p, n, out, cap, NULL);
+    int cut = 0;
+    /* each UTF-16 unit gives a UTF-8 byte or more: 2 x cap bytes fill out */
+    if (n > 2 * cap) {
+        n = 2 * cap;
+        cut = 1;
+    }
+    if (pcq_utf16_to_utf8(p, n, out, cap, NULL) >= cap) cut = 1;
     for (i = 0; out[i]; i++) {
         unsigned char ch = (unsigned char)out[i];
         if (ch < 0x20 || ch == 0x7f) out[i] = '?';
@@ -256,6 +324,7 @@ static void text_of(const uint8_t *p, size_t n, char *out, size_t cap)
             out[i + 1] = '?';
         }
     }
+    return cut;
 }
 
 static const char *aggregate_word(uint32_t f)
@@ -268,29 +337,61 @@ static const char *aggregate_word(uint32_t f)
     }
 }
 
-/* Instance text of a row: "name", "name#n", an aggregate's "_Total", or "". */
+/* FNV-1a of a name's bytes: tells apart two long names cut alike. */
+static uint32_t name_hash(const uint8_t *p, size_t n)
+{
+    uint32_t h = 2166136261u;
+    while (n--) h = (h ^ *p++) * 16777619u;
+    return h;
+}
+
+/* Instance text of a row: "name", "name#n", an aggregate's "_Total", or "".
+ * The characters a counter path gives a meaning are replaced, as in Windows
+ * instance names: ( ) become [ ], and # \ / become _, so no name can forge
+ * another path or another name#n. A name cut to fit ends in "~" and a hash
+ * of the whole name, so two long names cut alike still differ. */
 static void instance_label(const pcq_calc_row *r, char *out, size_t cap)
 {
     static const char *const agg[5] = {"", "_Total", "_Average", "_Minimum", "_Maximum"};
-    size_t len;
+    size_t len, i;
+    int cut;
     out[0] = '\0';
     if (r->is_aggregate) {
         snprintf(out, cap, "%s", agg[r->aggregate_func <= 4 ? r->aggregate_func : 0]);
         return;
     }
     if (!r->has_instance) return;
-    text_of(r->instance.ptr, r->instance.len, out, cap - 12);
+    cut = text_of(r->instance.ptr, r->instance.len, out, cap - 24);
+    for (i = 0; out[i]; i++) {
+        if (out[i] == '(') out[i] = '[';
+        else if (out[i] == ')') out[i] = ']';
+        else if (out[i] == '#' || out[i] == '\\' || out[i] == '/') out[i] = '_';
+    }
     len = strlen(out);
+    if (cut) {
+        snprintf(out + len, cap - len, "~%08x",
+                 (unsigned)name_hash(r->instance.ptr, r->instance.len));
+        len = strlen(out);
+    }
     if (r->dup_index > 0)
         snprintf(out + len, cap - len, "#%u", (unsigned)r->dup_index);
 }
 
+/* The counter's name as far as a label shows it (cap bytes), or "#id". */
 static void counter_label(const cooked *c, uint32_t id, char *out, size_t cap)
 {
-    pcq_string_entry tmp;
-    const pcq_string_entry *e = counter_name(c, id, &tmp);
-    if (e) text_of(e->text.ptr, e->text.len, out, cap);
-    else snprintf(out, cap, "#%u", (unsigned)id);
+    long i = find_name(c, id);
+    size_t at, end, n = 0;
+    if (i < 0) {
+        snprintf(out, cap, "#%u", (unsigned)id);
+        return;
+    }
+    at = name_start(c, (uint32_t)i);
+    end = c->names.block.len;           /* the NUL is inside: the block was validated */
+    while (n < 2 * cap && end - at - n >= 2 &&
+           (c->names.block.ptr[at + n] != 0 || c->names.block.ptr[at + n + 1] != 0))
+        n += 2;
+    text_of(c->names.block.ptr + at, n, out, cap);
 }
 
 /* Rows people (and typeperf) are shown: no bases, text or "no display". */
@@ -460,5 +561,6 @@ int pcqdump_cook_main(int argc, char **argv)
     for (i = 0; i < 5; i++) free(files[i].buf);
     free(c.ids);
     free(c.rows);
+    free(c.name_ix);
     return rc;
 }

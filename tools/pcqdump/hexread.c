@@ -34,7 +34,8 @@ int pcq_hex_parse_ex(const char *text, size_t n, uint8_t *out, size_t cap, size_
         if (is_space(text[i])) {
             i++;
         } else if (text[i] == '#') {
-            while (i < n && text[i] != '\n') i++;
+            /* to the end of the line, LF or a bare CR (old Mac text) */
+            while (i < n && text[i] != '\n' && text[i] != '\r') i++;
         } else {
             hi = hex_digit(text[i]);
             if (hi < 0) return hex_fail(PCQ_HEX_BAD_CHAR, i, where);

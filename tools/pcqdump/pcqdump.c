@@ -87,7 +87,7 @@ static int usage_error(const char *fmt, ...)
 static int wants_cook(int argc, char **argv)
 {
     int i;
-    for (i = 1; i < argc; i++)
+    for (i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)   /* after --: file names */
         if (strcmp(argv[i], "--cook") == 0) return 1;
     return 0;
 }
