@@ -215,6 +215,16 @@ check-cli: $(PCQDUMP)
 	    fi; \
 	  done; \
 	done; \
+	info=vectors/counterset-info/small-raw-fraction-pair.hex; \
+	for t in "cook-2x3 vectors/data/counterset-2x3.hex vectors/data/counterset-2x3.hex" \
+	         "cook-path-chars vectors/data/instance-name-path-chars.hex"; do \
+	  set -- $$t; want=test/cli/$$1.csv; shift; \
+	  if $(PCQDUMP) --cook --hex --csv --info $$info "$$@" > $(CLI_OUT).out 2> $(CLI_OUT).err && \
+	     cmp -s $(CLI_OUT).out $$want; then pass=$$((pass + 1)); else \
+	    fail=$$((fail + 1)); echo "FAIL: $(PCQDUMP) --cook --hex --csv --info $$info $$*: not $$want"; \
+	    diff $$want $(CLI_OUT).out | head -n 5 | sed 's/^/    /'; head -n 3 $(CLI_OUT).err | sed 's/^/    /'; \
+	  fi; \
+	done; \
 	echo "pcqdump: $$pass passed, $$fail failed"; \
 	echo "$(VARIANT) pcqdump: $$pass passed, $$fail failed" >> $(RESULTS)
 
