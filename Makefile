@@ -242,7 +242,7 @@ check-cxx:
 
 # The library compiles with each knob of pcq_codec.h set.
 KNOBS ?= -DPCQ_NO_ENCODER -DPCQ_NO_CALC -DPCQ_MAX_COUNTERS=1 -DPCQ_MAX_INSTANCES=0x7fffffff \
-         -DPCQ_COOK_WORK_MIN=0 -DPCQ_COOK_WORK_PER_BYTE=0
+         -DPCQ_COOK_WORK_MIN=0 -DPCQ_COOK_WORK_PER_BYTE=0 -DPCQ_PAIR_CHECK_MAX=0 -DPCQ_API=extern
 check-knobs:
 	@for knob in $(KNOBS); do \
 	  echo "== check: the library with $$knob"; \

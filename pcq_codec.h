@@ -20,6 +20,8 @@
  *   PCQ_MAX_COUNTERS    cap on any counter count          (default 1 << 20)
  *   PCQ_MAX_INSTANCES   cap on any instance count         (default 1 << 24)
  *   PCQ_API             decoration for exported functions (default empty)
+ *   PCQ_PAIR_CHECK_MAX  counterset-info's pairwise checks up to this many
+ *                       counters                          (default 1024)
  * and for pcq_calc.c: PCQ_NO_CALC (leave the evaluator out), and
  * PCQ_COOK_WORK_MIN / PCQ_COOK_WORK_PER_BYTE, pcq_calc_cook's search budget.
  */
