@@ -603,8 +603,7 @@ typedef struct gwalk {
     cfuel *fuel;               /* the cook's, shared by all its walks */
     pcq_iter blocks, insts;
     pcq_block blk;
-    uint32_t blk_id;           /* a type 4 block: its counter, when blk_has_id */
-    int blk_has_id;
+    uint32_t blk_id;           /* a type 4 block: its counter */
     uint32_t next_block;
     int in_block;
 } gwalk;
@@ -689,13 +688,8 @@ static int gwalk_next(gwalk *w, cgroup *g, pcq_error *err)
                 g->name = g->inst.name;
                 g->inst_offset = g->inst.offset;
                 spend(w->fuel, g->name.len >> 6);
-                if (w->blk.type == PCQ_PERF_MULTI_INSTANCES) {
-                    /* a block without a counter: scan_blocks has failed on it already */
-                    if (PCQ_NEVER(!w->blk_has_id))
-                        return cook_fail(err, PCQ_ERR_INVALID_ARG, w->blk.offset,
-                                         "PERF_MULTI_INSTANCES block without an identifier");
+                if (w->blk.type == PCQ_PERF_MULTI_INSTANCES)
                     g->one_id = w->blk_id;
-                }
                 return 1;
             }
             w->in_block = 0;
@@ -710,11 +704,14 @@ static int gwalk_next(gwalk *w, cgroup *g, pcq_error *err)
             pcq_block_instances(w->d, &w->blk, &w->insts);
             w->in_block = 1;
             if (w->blk.type == PCQ_PERF_MULTI_INSTANCES) {
-                /* its counter, once for all its instances */
+                /* its counter, once for all its instances; a block without
+                 * one (only in the older sample: scan_blocks has refused it
+                 * in the newer) is passed over, its values unmatched */
                 id = ident_for_block(w, w->next_block - 1);
-                w->blk_has_id = id != NULL || counter_for_block(w, w->next_block - 1, &w->blk_id);
                 if (id != NULL)
                     w->blk_id = id->counter_id;
+                else if (!counter_for_block(w, w->next_block - 1, &w->blk_id))
+                    w->in_block = 0;
             }
             continue;
         }
@@ -730,9 +727,8 @@ static int gwalk_next(gwalk *w, cgroup *g, pcq_error *err)
                 g->has_instance = w->multi_set;
                 g->instance_id = id->instance_id;
                 g->name = id->name;
-            } else if (PCQ_NEVER(!counter_for_block(w, g->block_index, &g->one_id))) { /* scan_blocks failed on it */
-                return cook_fail(err, PCQ_ERR_INVALID_ARG, w->blk.offset,
-                                 "PERF_SINGLE_COUNTER block without an identifier");
+            } else if (!counter_for_block(w, g->block_index, &g->one_id)) {
+                continue;             /* as a type 4 block without a counter, above */
             }
         }
         return 1;
@@ -1747,10 +1743,13 @@ static int scan_blocks(const cook_ctx *c, const pcq_data *d, size_t *rows, int *
     gwalk w;
     pcq_block b;
     uint32_t i = 0;
-    int rc;
+    int rc, newer = d == c->newer;
     gwalk_begin(&w, d, c->ids, c->n_ids, c->multi_set, c->info, c->fuel);
+    /* A block without a counter fails in the newer sample (an offset there);
+     * in the older one it is no error: gwalk_next passes it over, and its
+     * values meet no newer value. */
     while ((rc = pcq_blocks_next(&w.blocks, &b)) == 1)
-        if ((rc = block_rows(&w, &b, i++, rows, loose, c->err)) < 0)
+        if ((rc = block_rows(&w, &b, i++, rows, loose, newer ? c->err : NULL)) < 0 && newer)
             return rc;
     if (PCQ_NEVER(rc < 0) && c->err != NULL)  /* a validated buffer */
         *c->err = w.blocks.err;
@@ -1839,7 +1838,9 @@ int pcq_calc_cook(const pcq_counterset_info *info, const pcq_data *older, const 
     if (need > cap && !fuel.out)
         return cook_fail(err, PCQ_ERR_BUFFER_TOO_SMALL, 0, "pcq_calc_row array");
     if (older != NULL && !fuel.out) {
-        if ((rc = scan_blocks(&c, older, &old_rows, &c.loose_old)) < 0)
+        /* the older sample fails on nothing: a validated buffer, and a block
+         * without a counter is passed over */
+        if (PCQ_NEVER((rc = scan_blocks(&c, older, &old_rows, &c.loose_old)) < 0))
             return cook_end(&c, rc, count);
         gwalk_begin(&c.hint, older, ids, n_ids, c.multi_set, info, c.fuel);
     }

@@ -699,7 +699,8 @@ typedef struct pcq_calc_row {
  * Returns PCQ_OK and *count rows; PCQ_ERR_BUFFER_TOO_SMALL with *count = rows
  * needed (cap 0 and rows NULL size); PCQ_ERR_INVALID_ARG (err: offset in the
  * newer buffer) for a counter id missing from info or a type 1/4 block
- * without an identifier; PCQ_ERR_LIMIT (offset 0, no rows) when its searches
+ * of the newer sample without an identifier (in the older one such a block
+ * is passed over); PCQ_ERR_LIMIT (offset 0, no rows) when its searches
  * spent their budget; or an iterator error of a buffer that changed.
  * Time: O(values) when instances keep their order between samples and a
  * block lists at most 64 counters (longer lists: O(values x counters per

@@ -1024,6 +1024,21 @@ static void test_cook_single_blocks(void)
     /* (300 - 100) / (2000 / 1000 s) = 100 /sec; RAWCOUNT 9. */
     ROW(1, NULL, 0, PCQ_CALC_OK, 100.0);
     ROW(2, NULL, 0, PCQ_CALC_OK, 9.0);
+    /* Regression (fuzz_cook): a block of the older sample that no identifier
+     * names is passed over, not an error (the error's offset was in the
+     * older buffer, though documented in the newer). Here the older's block 2
+     * has no identifier: counter 1 (block 1 of the newer) meets no older
+     * value; counter 2 is block 0 of both. */
+    ids[0].counter_id = 2; ids[0].index = 0;
+    ids[1].counter_id = 1; ids[1].index = 1;
+    single_data(&wo, 5000, 100, 7);
+    if (decode_data(&wo, &od))
+        return;
+    rc = pcq_calc_cook(&info, &od, &nd, ids, 2, 0, rows, 8, &n, &e);
+    TL_CHECK(rc == PCQ_OK && n == 2, "older block without an identifier: %s at %zu, %zu rows",
+             pcq_status_name(rc), e.offset, n);
+    ROW(2, NULL, 0, PCQ_CALC_OK, 300.0);
+    ROW(1, NULL, 0, PCQ_CALC_NEED_SECOND_SAMPLE, 0.0);
     /* A counter id the counterset-info does not have: error at that id. */
     data_begin(&wbad, 1, 0, 1000u);
     rc = (int)block_begin(&wbad, 2);
