@@ -1844,7 +1844,9 @@ int pcq_calc_cook(const pcq_counterset_info *info, const pcq_data *older, const 
             return cook_end(&c, rc, count);
         gwalk_begin(&c.hint, older, ids, n_ids, c.multi_set, info, c.fuel);
     }
-    if (fuel.out || (rc = cook_groups(&c, rows, &n)) < 0 || fuel.out) {
+    if (!fuel.out)
+        rc = cook_groups(&c, rows, &n);
+    if (rc < 0 || fuel.out) {
         clear_lengths(rows, n);
         return cook_end(&c, rc, count);
     }

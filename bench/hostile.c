@@ -177,7 +177,7 @@ static int build_empty_blocks(shape *s, size_t size)
     s->b = instances_buf(1, 0, (uint32_t)(size / 2 / 16), 1, &s->blen);
     s->c = instances_buf(s->n, 0, 0, 3, &s->clen);
     /* the older's one instance must not match: rename it */
-    for (k = 0; k + 4 <= s->blen; k++)
+    for (k = 0; k + 6 <= s->blen; k++)
         if (memcmp(s->b + k, "i\0" "0\0" "\0\0", 6) == 0) s->b[k] = 'z';
     return decode_cook_inputs(s);
 }
@@ -327,7 +327,11 @@ int main(int argc, char **argv)
         reps = 1;
     }
     for (p = (char *)list; *p && nsizes < 8;) {
-        sizes[nsizes++] = parse_size(p, &p);
+        sizes[nsizes] = parse_size(p, &p);
+        if (sizes[nsizes++] < 4096) {   /* the shapes' own headers need room */
+            fprintf(stderr, "pcq_hostile: sizes from 4KiB\n");
+            return 2;
+        }
         if (*p == ',') p++;
         else if (*p) return 2;
     }
