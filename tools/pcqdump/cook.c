@@ -191,7 +191,8 @@ static int decode_ids(const cook_file *f, const char *path, cooked *c)
  * 8 bytes each after the 8-byte block header, inside the validated block):
  * dwCounterId, and where its text starts. pcq_strings_get would scan the
  * whole text, and a hostile block can give every entry one long text
- * (docs/decisions.md D11): rows are matched and labelled without that. */
+ * (docs/decisions.md D11): rows are matched and labelled without that.
+ * To go when the library has an accessor for an entry without its text. */
 static uint32_t name_field(const cooked *c, uint32_t i, size_t field)
 {
     const uint8_t *h = c->names.block.ptr + 8 + (size_t)i * 8 + field;
