@@ -217,7 +217,9 @@ check-cli: $(PCQDUMP)
 	done; \
 	info=vectors/counterset-info/small-raw-fraction-pair.hex; \
 	for t in "cook-2x3 vectors/data/counterset-2x3.hex vectors/data/counterset-2x3.hex" \
-	         "cook-path-chars vectors/data/instance-name-path-chars.hex"; do \
+	         "cook-path-chars vectors/data/instance-name-path-chars.hex" \
+	         "cook-names-spec --names vectors/strings/spec-counter-names.hex vectors/data/counterset-2x3.hex vectors/data/counterset-2x3.hex" \
+	         "cook-names-win32 --names vectors/strings/shared-text.hex vectors/data/counterset-2x3.hex vectors/data/counterset-2x3.hex"; do \
 	  set -- $$t; want=test/cli/$$1.csv; shift; \
 	  if $(PCQDUMP) --cook --hex --csv --info $$info "$$@" > $(CLI_OUT).out 2> $(CLI_OUT).err && \
 	     cmp -s $(CLI_OUT).out $$want; then pass=$$((pass + 1)); else \

@@ -382,13 +382,13 @@ static void instance_label(const pcq_calc_row *r, char *out, size_t cap)
 static void counter_label(const cooked *c, uint32_t id, char *out, size_t cap)
 {
     long i = find_name(c, id);
-    size_t at, end, n = 0;
-    if (i < 0) {
+    /* the start lies inside the validated block, and so does its NUL; the
+     * start is checked here all the same, as the loop's bound needs it */
+    size_t at = i < 0 ? 0 : name_start(c, (uint32_t)i), end = c->names.block.len, n = 0;
+    if (i < 0 || at >= end) {
         snprintf(out, cap, "#%u", (unsigned)id);
         return;
     }
-    at = name_start(c, (uint32_t)i);
-    end = c->names.block.len;           /* the NUL is inside: the block was validated */
     while (n < 2 * cap && end - at - n >= 2 &&
            (c->names.block.ptr[at + n] != 0 || c->names.block.ptr[at + n + 1] != 0))
         n += 2;
