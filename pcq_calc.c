@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * pcq_calc.c - the evaluator: raw counter samples of [MS-PCQ] data buffers to
  * the values people read, computed the way Windows PDH computes them.
@@ -29,13 +30,21 @@
 #define PCQ_ALWAYS(x) (x)
 #endif
 
+/* C99 inline for the column kernels' per-row steps; plain static otherwise. */
+#if defined(__cplusplus) || (defined(__STDC_VERSION__) && __STDC_VERSION__ >= 199901L)
+#define CALC_INLINE inline
+#else
+#define CALC_INLINE
+#endif
+
 /* ------------------------------------------------------------------------ */
 /* Statuses                                                                 */
 /* ------------------------------------------------------------------------ */
 const char *pcq_calc_status_name(int status)
 {
     switch (status) {
-#define PCQ_X_(name, value, text) case value: return #name;
+#define PCQ_X_(name, value, text) \
+    case value: return #name;
         PCQ_CALC_STATUS_TABLE(PCQ_X_)
 #undef PCQ_X_
     default: return "PCQ_CALC_UNKNOWN_STATUS";
@@ -45,7 +54,8 @@ const char *pcq_calc_status_name(int status)
 const char *pcq_calc_status_text(int status)
 {
     switch (status) {
-#define PCQ_X_(name, value, text) case value: return text;
+#define PCQ_X_(name, value, text) \
+    case value: return text;
         PCQ_CALC_STATUS_TABLE(PCQ_X_)
 #undef PCQ_X_
     default: return "unknown evaluator status";
@@ -56,90 +66,46 @@ const char *pcq_calc_status_text(int status)
 /* One table describes every type (§2.2.4.2; winperf.h for the extra four). */
 /* ------------------------------------------------------------------------ */
 enum calc_op {
-    OP_RAW = 1,       /* N                                   */
-    OP_DELTA,         /* dN                                  */
-    OP_RATE,          /* dN / (dT / F)                       */
-    OP_QUEUE,         /* dN / dD   (D: T, T100 or To)        */
-    OP_TIMER,         /* 100 dN / dD                         */
-    OP_TIMER_INV,     /* 100 (1 - dN / dD)                   */
-    OP_MULTI,         /* 100 (dN / dD) / M                   */
-    OP_MULTI_INV,     /* 100 (M - dN / dD) / M               */
-    OP_FRACTION,      /* 100 dN / dB   (B counts events)     */
-    OP_RAW_FRACTION,  /* 100 N / B     (one sample)          */
-    OP_AVG_TIMER,     /* (dN / F) / dB                       */
-    OP_AVG_BULK,      /* dN / dB                             */
-    OP_ELAPSED,       /* (To - N) / Fo (one sample)          */
-    OP_BASE,          /* bases and NODATA: no value of their own */
+    OP_RAW = 1,      /* N                                   */
+    OP_DELTA,        /* dN                                  */
+    OP_RATE,         /* dN / (dT / F)                       */
+    OP_QUEUE,        /* dN / dD   (D: T, T100 or To)        */
+    OP_TIMER,        /* 100 dN / dD                         */
+    OP_TIMER_INV,    /* 100 (1 - dN / dD)                   */
+    OP_MULTI,        /* 100 (dN / dD) / M                   */
+    OP_MULTI_INV,    /* 100 (M - dN / dD) / M               */
+    OP_FRACTION,     /* 100 dN / dB   (B counts events)     */
+    OP_RAW_FRACTION, /* 100 N / B     (one sample)          */
+    OP_AVG_TIMER,    /* (dN / F) / dB                       */
+    OP_AVG_BULK,     /* dN / dB                             */
+    OP_ELAPSED,      /* (To - N) / Fo (one sample)          */
+    OP_BASE,         /* bases and NODATA: no value of their own */
     OP_TEXT
 };
 
-#define U_NONE PCQ_CALC_UNIT_NONE
-#define U_SEC  PCQ_CALC_UNIT_PER_SEC
-#define U_PCT  PCQ_CALC_UNIT_PERCENT
-#define U_S    PCQ_CALC_UNIT_SECONDS
-#define U_TXT  PCQ_CALC_UNIT_TEXT
-#define TB_NO  PCQ_CALC_TB_NONE
-#define TB_TK  PCQ_CALC_TB_TICK
-#define TB_NS  PCQ_CALC_TB_100NS
-#define TB_OB  PCQ_CALC_TB_OBJECT
-#define TB_BS  PCQ_CALC_TB_BASE
-#define N_B PCQ_CALC_NEEDS_BASE
-#define N_T PCQ_CALC_NEEDS_TIME
-#define N_F PCQ_CALC_NEEDS_FREQ
-#define N_M PCQ_CALC_NEEDS_MULTI
-
-/* type, formula, size, samples, needs, timebase, unit, displayable, hex, op.
- * Kept in ascending order of type: pcq_calc_type_info() searches it by halves. */
+/* The evaluator's columns of PCQ_COUNTER_TYPE_TABLE (pcq_codec.h), in its
+ * order (ascending by type: pcq_calc_type_info() searches it by halves). A
+ * type the evaluator does not know (op NONE, the histogram) ends the table
+ * and is not one of its entries. */
+#define OP_NONE 0
+/* clang-format off */
 static const pcq_calc_type calc_types[] = {
-    {0x00000000u, "N (hex)",                  4, 1, 0,   TB_NO, U_NONE, 1, 1, OP_RAW},       /* RAWCOUNT_HEX */
-    {0x00000100u, "N (hex)",                  8, 1, 0,   TB_NO, U_NONE, 1, 1, OP_RAW},       /* LARGE_RAWCOUNT_HEX */
-    {0x00000B00u, "text",                     0, 1, 0,   TB_NO, U_TXT,  0, 0, OP_TEXT},      /* COUNTER_TEXT */
-    {0x00010000u, "N",                        4, 1, 0,   TB_NO, U_NONE, 1, 0, OP_RAW},       /* RAWCOUNT */
-    {0x00010100u, "N",                        8, 1, 0,   TB_NO, U_NONE, 1, 0, OP_RAW},       /* LARGE_RAWCOUNT */
-    {0x00400400u, "dN",                       4, 2, 0,   TB_NO, U_NONE, 1, 0, OP_DELTA},     /* COUNTER_DELTA */
-    {0x00400500u, "dN",                       8, 2, 0,   TB_NO, U_NONE, 1, 0, OP_DELTA},     /* COUNTER_LARGE_DELTA */
-    {0x00410400u, "dN / (dT / F)",            4, 2, 0,   TB_TK, U_NONE, 1, 0, OP_RATE},      /* SAMPLE_COUNTER */
-    {0x00450400u, "dN / dT",                  4, 2, 0,   TB_TK, U_NONE, 1, 0, OP_QUEUE},     /* COUNTER_QUEUELEN_TYPE */
-    {0x00450500u, "dN / dT",                  8, 2, 0,   TB_TK, U_NONE, 1, 0, OP_QUEUE},     /* COUNTER_LARGE_QUEUELEN_TYPE */
-    {0x00550500u, "dN / dT100",               8, 2, 0,   TB_NS, U_NONE, 1, 0, OP_QUEUE},     /* COUNTER_100NS_QUEUELEN_TYPE */
-    {0x00650500u, "dN / dTo",                 8, 2, N_T, TB_OB, U_NONE, 1, 0, OP_QUEUE},     /* COUNTER_OBJ_TIME_QUEUELEN_TYPE */
-    {0x10410400u, "dN / (dT / F)",            4, 2, 0,   TB_TK, U_SEC,  1, 0, OP_RATE},      /* COUNTER_COUNTER */
-    {0x10410500u, "dN / (dT / F)",            8, 2, 0,   TB_TK, U_SEC,  1, 0, OP_RATE},      /* COUNTER_BULK_COUNT */
-    {0x20020400u, "100 N / B",                4, 1, N_B, TB_NO, U_PCT,  1, 0, OP_RAW_FRACTION}, /* RAW_FRACTION */
-    {0x20020500u, "100 N / B",                8, 1, N_B, TB_NO, U_PCT,  1, 0, OP_RAW_FRACTION}, /* LARGE_RAW_FRACTION */
-    {0x20410500u, "100 dN / dT",              8, 2, 0,   TB_TK, U_PCT,  1, 0, OP_TIMER},     /* COUNTER_TIMER */
-    {0x20470500u, "100 dN / dB",              8, 2, N_B, TB_BS, U_PCT,  1, 0, OP_TIMER},     /* PRECISION_SYSTEM_TIMER */
-    {0x20510500u, "100 dN / dT100",           8, 2, 0,   TB_NS, U_PCT,  1, 0, OP_TIMER},     /* 100NSEC_TIMER */
-    {0x20570500u, "100 dN / dB",              8, 2, N_B, TB_BS, U_PCT,  1, 0, OP_TIMER},     /* PRECISION_100NS_TIMER */
-    {0x20610500u, "100 dN / dTo",             8, 2, N_T, TB_OB, U_PCT,  1, 0, OP_TIMER},     /* OBJ_TIME_TIMER */
-    {0x20670500u, "100 dN / dTo",             8, 2, N_T, TB_OB, U_PCT,  1, 0, OP_TIMER},     /* PRECISION_OBJECT_TIMER */
-    {0x20C20400u, "100 dN / dB",              4, 2, N_B, TB_NO, U_PCT,  1, 0, OP_FRACTION},  /* SAMPLE_FRACTION */
-    {0x21410500u, "100 (1 - dN / dT)",        8, 2, 0,   TB_TK, U_PCT,  1, 0, OP_TIMER_INV}, /* COUNTER_TIMER_INV */
-    {0x21510500u, "100 (1 - dN / dT100)",     8, 2, 0,   TB_NS, U_PCT,  1, 0, OP_TIMER_INV}, /* 100NSEC_TIMER_INV */
-    {0x22410500u, "100 (dN / dT) / M",        8, 2, N_M, TB_TK, U_PCT,  1, 0, OP_MULTI},     /* COUNTER_MULTI_TIMER */
-    {0x22510500u, "100 (dN / dT100) / M",     8, 2, N_M, TB_NS, U_PCT,  1, 0, OP_MULTI},     /* 100NSEC_MULTI_TIMER */
-    {0x23410500u, "100 (M - dN / dT) / M",    8, 2, N_M, TB_TK, U_PCT,  1, 0, OP_MULTI_INV}, /* COUNTER_MULTI_TIMER_INV */
-    {0x23510500u, "100 (M - dN / dT100) / M", 8, 2, N_M, TB_NS, U_PCT,  1, 0, OP_MULTI_INV}, /* 100NSEC_MULTI_TIMER_INV */
-    {0x30020400u, "(dN / F) / dB",            4, 2, N_B, TB_TK, U_S,    1, 0, OP_AVG_TIMER}, /* AVERAGE_TIMER */
-    {0x30240500u, "(To - N) / Fo",            8, 1, N_T | N_F, TB_OB, U_S, 1, 0, OP_ELAPSED}, /* ELAPSED_TIME */
-    {0x40000200u, "none",                     0, 1, 0,   TB_NO, U_NONE, 0, 0, OP_BASE},      /* COUNTER_NODATA */
-    {0x40020500u, "dN / dB",                  8, 2, N_B, TB_NO, U_NONE, 1, 0, OP_AVG_BULK},  /* AVERAGE_BULK */
-    {0x40030401u, "base",                     4, 1, 0,   TB_NO, U_NONE, 0, 0, OP_BASE},      /* SAMPLE_BASE */
-    {0x40030402u, "base",                     4, 1, 0,   TB_NO, U_NONE, 0, 0, OP_BASE},      /* AVERAGE_BASE */
-    {0x40030403u, "base",                     4, 1, 0,   TB_NO, U_NONE, 0, 0, OP_BASE},      /* RAW_BASE */
-    {0x40030500u, "base",                     8, 1, 0,   TB_NO, U_NONE, 0, 0, OP_BASE},      /* LARGE_RAW_BASE */
-    {0x42030500u, "base",                     8, 1, 0,   TB_NO, U_NONE, 0, 0, OP_BASE},      /* COUNTER_MULTI_BASE */
+#define PCQ_X_(name, value, spec, size, samples, req, base, needs, tb, unit, disp, hex, op, formula) \
+    {value, formula, size, samples, needs, PCQ_CALC_TB_##tb, PCQ_CALC_UNIT_##unit, disp, hex, OP_##op},
+    PCQ_COUNTER_TYPE_TABLE(PCQ_X_)
+#undef PCQ_X_
 };
+/* clang-format on */
 
-#define CALC_NTYPES (sizeof calc_types / sizeof calc_types[0])
+/* Entries the evaluator knows: all but the last, PERF_COUNTER_HISTOGRAM_TYPE. */
+#define CALC_NTYPES (sizeof calc_types / sizeof calc_types[0] - 1)
 
 const pcq_calc_type *pcq_calc_type_info(uint32_t type)
 {
     size_t lo = 0, hi = CALC_NTYPES;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        if (calc_types[mid].type == type)
-            return &calc_types[mid];
+        if (calc_types[mid].type == type) return &calc_types[mid];
         if (calc_types[mid].type < type)
             lo = mid + 1;
         else
@@ -160,18 +126,15 @@ double pcq_calc_scale_factor(int32_t scale)
 {
     /* Exact table: pow(10, s) is not exact on every libm. */
     static const double pos[11] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10};
-    if (scale >= 0 && scale <= 10)
-        return pos[scale];
-    if (scale < 0 && scale >= -10)
-        return 1.0 / pos[-scale];   /* correctly rounded: 1/10^k, both exact */
+    if (scale >= 0 && scale <= 10) return pos[scale];
+    if (scale < 0 && scale >= -10) return 1.0 / pos[-scale]; /* correctly rounded: 1/10^k, both exact */
     return 0.0;
 }
 
 /* v x 10^scale; dividing for negative scales keeps 10 x 10^-1 exactly 1. */
 static double apply_scale(double v, int32_t scale)
 {
-    if (scale < 0)
-        return v / pcq_calc_scale_factor(-scale);
+    if (scale < 0) return v / pcq_calc_scale_factor(-scale);
     return v * pcq_calc_scale_factor(scale);
 }
 
@@ -182,8 +145,7 @@ static double apply_scale(double v, int32_t scale)
 /* Effective width of a value: its dwDataSize, else the type's size bits. */
 static unsigned value_width(unsigned given, const pcq_calc_type *d)
 {
-    if (given != 0)
-        return given;
+    if (given != 0) return given;
     return d->size == 4 ? 4u : 8u;
 }
 
@@ -192,8 +154,8 @@ static unsigned value_width(unsigned given, const pcq_calc_type *d)
  * (serial-number arithmetic, RFC 1982): a wrap moves forward by less than half
  * the range, a reset to a small value "moves" by more. Returns 0, or -1 for a
  * decrease that is not a wrap. */
-static int raw_delta(uint64_t older, uint64_t newer, unsigned width, unsigned flags,
-                     uint64_t *d, unsigned *notes)
+static CALC_INLINE int raw_delta(uint64_t older, uint64_t newer, unsigned width, unsigned flags, uint64_t *d,
+                                 unsigned *notes)
 {
     if (width == 4) {
         older &= 0xFFFFFFFFu;
@@ -204,7 +166,7 @@ static int raw_delta(uint64_t older, uint64_t newer, unsigned width, unsigned fl
         return 0;
     }
     if (width == 4 && !(flags & PCQ_CALC_NOWRAP32)) {
-        uint64_t m = (newer - older) & 0xFFFFFFFFu;   /* unsigned: well defined */
+        uint64_t m = (newer - older) & 0xFFFFFFFFu; /* unsigned: well defined */
         if (m < 0x80000000u) {
             *d = m;
             *notes |= PCQ_CALC_NOTE_WRAPPED;
@@ -217,10 +179,8 @@ static int raw_delta(uint64_t older, uint64_t newer, unsigned width, unsigned fl
 /* A clock delta (PerfTimeStamp, PerfTime100NSec, PerfTimeId): 64-bit, never wraps. */
 static int clock_delta(uint64_t older, uint64_t newer, uint64_t *d)
 {
-    if (newer < older)
-        return PCQ_CALC_NEGATIVE_DENOMINATOR;
-    if (newer == older)
-        return PCQ_CALC_ZERO_DENOMINATOR;
+    if (newer < older) return PCQ_CALC_NEGATIVE_DENOMINATOR;
+    if (newer == older) return PCQ_CALC_ZERO_DENOMINATOR;
     *d = newer - older;
     return PCQ_CALC_OK;
 }
@@ -231,10 +191,8 @@ static int clock_delta(uint64_t older, uint64_t newer, uint64_t *d)
  * no delta and never come here. */
 static unsigned base_width(unsigned given, const pcq_calc_type *d)
 {
-    if (given != 0)
-        return given;
-    if (d->op == OP_TIMER)
-        return 8;
+    if (given != 0) return given;
+    if (d->op == OP_TIMER) return 8;
     return 4;
 }
 
@@ -243,18 +201,14 @@ static int related_missing(const pcq_calc_type *d, const pcq_calc_sample *s)
 {
     unsigned need = d->needs;
     unsigned have = s->have;
-    if (d->op == OP_TIMER && d->timebase == PCQ_CALC_TB_OBJECT &&
-        d->type == 0x20670500u && !(have & PCQ_CALC_HAVE_TIME))
+    if (d->op == OP_TIMER && d->timebase == PCQ_CALC_TB_OBJECT && d->type == 0x20670500u &&
+        !(have & PCQ_CALC_HAVE_TIME))
         /* PRECISION_OBJECT_TIMER: the spec's PerfTimeId, else PDH's base. */
         need = PCQ_CALC_NEEDS_BASE;
-    if ((need & PCQ_CALC_NEEDS_BASE) && !(have & PCQ_CALC_HAVE_BASE))
-        return 1;
-    if ((need & PCQ_CALC_NEEDS_TIME) && !(have & PCQ_CALC_HAVE_TIME))
-        return 1;
-    if ((need & PCQ_CALC_NEEDS_FREQ) && !(have & PCQ_CALC_HAVE_FREQ))
-        return 1;
-    if ((need & PCQ_CALC_NEEDS_MULTI) && !(have & PCQ_CALC_HAVE_MULTI))
-        return 1;
+    if ((need & PCQ_CALC_NEEDS_BASE) && !(have & PCQ_CALC_HAVE_BASE)) return 1;
+    if ((need & PCQ_CALC_NEEDS_TIME) && !(have & PCQ_CALC_HAVE_TIME)) return 1;
+    if ((need & PCQ_CALC_NEEDS_FREQ) && !(have & PCQ_CALC_HAVE_FREQ)) return 1;
+    if ((need & PCQ_CALC_NEEDS_MULTI) && !(have & PCQ_CALC_HAVE_MULTI)) return 1;
     return 0;
 }
 
@@ -268,14 +222,13 @@ static int interval(const pcq_calc_type *d, const pcq_calc_sample *o, const pcq_
     if (tb == PCQ_CALC_TB_OBJECT && d->type == 0x20670500u && !(n->have & PCQ_CALC_HAVE_TIME))
         tb = PCQ_CALC_TB_BASE;
     switch (tb) {
-    case PCQ_CALC_TB_TICK:   st = clock_delta(o->time, n->time, &v); break;
-    case PCQ_CALC_TB_100NS:  st = clock_delta(o->time_100ns, n->time_100ns, &v); break;
+    case PCQ_CALC_TB_TICK: st = clock_delta(o->time, n->time, &v); break;
+    case PCQ_CALC_TB_100NS: st = clock_delta(o->time_100ns, n->time_100ns, &v); break;
     case PCQ_CALC_TB_OBJECT: st = clock_delta(o->obj_time, n->obj_time, &v); break;
     default:
         if (raw_delta(o->base, n->base, base_width(n->base_size, d), flags, &v, notes) != 0)
             return PCQ_CALC_NEGATIVE_DENOMINATOR;
-        if (v == 0)
-            return PCQ_CALC_ZERO_DENOMINATOR;
+        if (v == 0) return PCQ_CALC_ZERO_DENOMINATOR;
         break;
     }
     *dd = (double)v;
@@ -283,34 +236,29 @@ static int interval(const pcq_calc_type *d, const pcq_calc_sample *o, const pcq_
 }
 
 /* The formula itself, once every input is known to be present and sane. */
-static int formula(const pcq_calc_type *d, const pcq_calc_sample *o, const pcq_calc_sample *n,
-                   unsigned flags, double *out, unsigned *notes)
+static int formula(const pcq_calc_type *d, const pcq_calc_sample *o, const pcq_calc_sample *n, unsigned flags,
+                   double *out, unsigned *notes)
 {
     uint64_t dn = 0, db = 0;
     double dd = 0.0, m;
     int st;
 
     switch (d->op) {
-    case OP_RAW:
-        *out = (double)n->value;
-        return PCQ_CALC_OK;
+    case OP_RAW: *out = (double)n->value; return PCQ_CALC_OK;
     case OP_RAW_FRACTION:
         /* B == 0: nothing to be a fraction of; PDH shows 0 (formulas.md). */
         *out = n->base == 0 ? 0.0 : 100.0 * ((double)n->value / (double)n->base);
         return PCQ_CALC_OK;
     case OP_ELAPSED:
-        if (n->obj_freq == 0)
-            return PCQ_CALC_BAD_TIME_BASE;
-        if (n->value == 0) {          /* no start time recorded: PDH shows 0 */
+        if (n->obj_freq == 0) return PCQ_CALC_BAD_TIME_BASE;
+        if (n->value == 0) { /* no start time recorded: PDH shows 0 */
             *out = 0.0;
             return PCQ_CALC_OK;
         }
-        if (n->value > n->obj_time)
-            return PCQ_CALC_NEGATIVE_VALUE;
+        if (n->value > n->obj_time) return PCQ_CALC_NEGATIVE_VALUE;
         *out = (double)(n->obj_time - n->value) / (double)n->obj_freq;
         return PCQ_CALC_OK;
-    default:
-        break;
+    default: break;
     }
 
     /* Two-sample types from here on. */
@@ -318,25 +266,20 @@ static int formula(const pcq_calc_type *d, const pcq_calc_sample *o, const pcq_c
         return PCQ_CALC_WENT_BACKWARDS;
 
     switch (d->op) {
-    case OP_DELTA:
-        *out = (double)dn;
-        return PCQ_CALC_OK;
+    case OP_DELTA: *out = (double)dn; return PCQ_CALC_OK;
     case OP_RATE:
-        if (n->freq == 0)
-            return PCQ_CALC_BAD_TIME_BASE;
+        if (n->freq == 0) return PCQ_CALC_BAD_TIME_BASE;
         st = clock_delta(o->time, n->time, &db);
-        if (st != PCQ_CALC_OK)
-            return st;
+        if (st != PCQ_CALC_OK) return st;
         *out = (double)dn / ((double)db / (double)n->freq);
         return PCQ_CALC_OK;
     case OP_FRACTION:
     case OP_AVG_BULK:
     case OP_AVG_TIMER:
-        if (d->op == OP_AVG_TIMER && n->freq == 0)
-            return PCQ_CALC_BAD_TIME_BASE;
+        if (d->op == OP_AVG_TIMER && n->freq == 0) return PCQ_CALC_BAD_TIME_BASE;
         if (raw_delta(o->base, n->base, base_width(n->base_size, d), flags, &db, notes) != 0)
             return PCQ_CALC_NEGATIVE_DENOMINATOR;
-        if (db == 0) {                /* no events in the interval: PDH shows 0 */
+        if (db == 0) { /* no events in the interval: PDH shows 0 */
             *out = 0.0;
             return PCQ_CALC_OK;
         }
@@ -347,58 +290,47 @@ static int formula(const pcq_calc_type *d, const pcq_calc_sample *o, const pcq_c
         else
             *out = ((double)dn / (double)n->freq) / (double)db;
         return PCQ_CALC_OK;
-    default:
-        break;
+    default: break;
     }
 
     /* Timer and queue types: dN over an interval. precheck took OP_TEXT and
      * OP_BASE, the cases above every other op: only these five are left. */
-    if (PCQ_NEVER(d->op < OP_QUEUE || d->op > OP_MULTI_INV))
-        return PCQ_CALC_UNKNOWN_TYPE;
+    if (PCQ_NEVER(d->op < OP_QUEUE || d->op > OP_MULTI_INV)) return PCQ_CALC_UNKNOWN_TYPE;
     st = interval(d, o, n, flags, &dd, notes);
-    if (st != PCQ_CALC_OK)
-        return st;
+    if (st != PCQ_CALC_OK) return st;
     m = (double)n->multi;
-    if ((d->op == OP_MULTI || d->op == OP_MULTI_INV) && n->multi == 0)
-        return PCQ_CALC_ZERO_DENOMINATOR;
+    if ((d->op == OP_MULTI || d->op == OP_MULTI_INV) && n->multi == 0) return PCQ_CALC_ZERO_DENOMINATOR;
     switch (d->op) {
-    case OP_QUEUE:     *out = (double)dn / dd; break;
-    case OP_TIMER:     *out = 100.0 * ((double)dn / dd); break;
+    case OP_QUEUE: *out = (double)dn / dd; break;
+    case OP_TIMER: *out = 100.0 * ((double)dn / dd); break;
     case OP_TIMER_INV: *out = 100.0 * (1.0 - (double)dn / dd); break;
-    case OP_MULTI:     *out = 100.0 * ((double)dn / dd) / m; break;
-    default:           /* OP_MULTI_INV, the one op left (the guard above) */
-                       *out = 100.0 * (m - (double)dn / dd) / m; break;
+    case OP_MULTI: *out = 100.0 * ((double)dn / dd) / m; break;
+    default: /* OP_MULTI_INV, the one op left (the guard above) */
+        *out = 100.0 * (m - (double)dn / dd) / m;
+        break;
     }
     return PCQ_CALC_OK;
 }
 
 /* Status checks that come before any arithmetic, in a fixed order. */
-static int precheck(const pcq_calc_type *d, int32_t scale, const pcq_calc_sample *o,
-                    const pcq_calc_sample *n, unsigned flags)
+static int precheck(const pcq_calc_type *d, int32_t scale, const pcq_calc_sample *o, const pcq_calc_sample *n,
+                    unsigned flags)
 {
-    if (d == NULL)
-        return PCQ_CALC_UNKNOWN_TYPE;
-    if (d->op == OP_TEXT)
-        return PCQ_CALC_NOT_NUMERIC;
-    if (d->op == OP_BASE)
-        return PCQ_CALC_NOT_DISPLAYABLE;
-    if (!(flags & PCQ_CALC_NOSCALE) && (scale < -10 || scale > 10))
-        return PCQ_CALC_BAD_SCALE;
-    if (n == NULL)
-        return PCQ_CALC_NEED_SECOND_SAMPLE;   /* nothing at all to compute from */
+    if (d == NULL) return PCQ_CALC_UNKNOWN_TYPE;
+    if (d->op == OP_TEXT) return PCQ_CALC_NOT_NUMERIC;
+    if (d->op == OP_BASE) return PCQ_CALC_NOT_DISPLAYABLE;
+    if (!(flags & PCQ_CALC_NOSCALE) && (scale < -10 || scale > 10)) return PCQ_CALC_BAD_SCALE;
+    if (n == NULL) return PCQ_CALC_NEED_SECOND_SAMPLE; /* nothing at all to compute from */
     if ((n->value_size != 0 && n->value_size != 4 && n->value_size != 8) ||
         (n->base_size != 0 && n->base_size != 4 && n->base_size != 8))
         return PCQ_CALC_BAD_VALUE_SIZE;
-    if (d->needs != 0 && related_missing(d, n))
-        return PCQ_CALC_MISSING_RELATED;
+    if (d->needs != 0 && related_missing(d, n)) return PCQ_CALC_MISSING_RELATED;
     if (d->samples == 2) {
-        if (o == NULL)
-            return PCQ_CALC_NEED_SECOND_SAMPLE;
+        if (o == NULL) return PCQ_CALC_NEED_SECOND_SAMPLE;
         if ((o->value_size != 0 && o->value_size != 4 && o->value_size != 8) ||
             (o->base_size != 0 && o->base_size != 4 && o->base_size != 8))
             return PCQ_CALC_BAD_VALUE_SIZE;
-        if (d->needs != 0 && related_missing(d, o))
-            return PCQ_CALC_MISSING_RELATED;
+        if (d->needs != 0 && related_missing(d, o)) return PCQ_CALC_MISSING_RELATED;
     }
     return PCQ_CALC_OK;
 }
@@ -412,39 +344,38 @@ static int calc_eval(const pcq_calc_type *d, int32_t scale, const pcq_calc_sampl
     double v = 0.0;
     int st = precheck(d, scale, older, newer, flags);
 
-    if (st == PCQ_CALC_OK)
-        st = formula(d, older, newer, flags, &v, &nb);
+    if (st == PCQ_CALC_OK) st = formula(d, older, newer, flags, &v, &nb);
     /* Inputs are 64-bit integers and every divisor is 1 or more (or a
      * frequency, itself an integer): |v| < 2^128, far inside a double. */
-    if (st == PCQ_CALC_OK && PCQ_NEVER(!isfinite(v)))
-        st = PCQ_CALC_OUT_OF_RANGE;
+    if (st == PCQ_CALC_OK && PCQ_NEVER(!isfinite(v))) st = PCQ_CALC_OUT_OF_RANGE;
     if (st == PCQ_CALC_OK && d->unit == PCQ_CALC_UNIT_PERCENT && !(flags & PCQ_CALC_NOCAP100)) {
-        if (v > 100.0) { v = 100.0; nb |= PCQ_CALC_NOTE_CAPPED; }
-        if (v < 0.0)   { v = 0.0;   nb |= PCQ_CALC_NOTE_CAPPED; }
+        if (v > 100.0) {
+            v = 100.0;
+            nb |= PCQ_CALC_NOTE_CAPPED;
+        }
+        if (v < 0.0) {
+            v = 0.0;
+            nb |= PCQ_CALC_NOTE_CAPPED;
+        }
     }
-    if (st == PCQ_CALC_OK && v < 0.0)
-        st = PCQ_CALC_NEGATIVE_VALUE;
+    if (st == PCQ_CALC_OK && v < 0.0) st = PCQ_CALC_NEGATIVE_VALUE;
     if (st == PCQ_CALC_OK) {
         if (!(flags & PCQ_CALC_NOSCALE) && scale != 0)
-            v = apply_scale(v, scale);    /* x 10^0 is x, bit for bit */
-        if (flags & PCQ_CALC_X1000)
-            v *= 1000.0;
-        if (PCQ_NEVER(!isfinite(v)))  /* < 2^128 x 10^10 x 1000: finite */
+            v = apply_scale(v, scale); /* x 10^0 is x, bit for bit */
+        if (flags & PCQ_CALC_X1000) v *= 1000.0;
+        if (PCQ_NEVER(!isfinite(v))) /* < 2^128 x 10^10 x 1000: finite */
             st = PCQ_CALC_OUT_OF_RANGE;
     }
     if (st == PCQ_CALC_OK) {
-        if (v == 0.0)
-            v = 0.0;                  /* no "-0" in any output */
-        if (out != NULL)
-            *out = v;
+        if (v == 0.0) v = 0.0; /* no "-0" in any output */
+        if (out != NULL) *out = v;
     }
-    if (notes != NULL)
-        *notes = st == PCQ_CALC_OK ? nb : (nb & PCQ_CALC_NOTE_WRAPPED);
+    if (notes != NULL) *notes = st == PCQ_CALC_OK ? nb : (nb & PCQ_CALC_NOTE_WRAPPED);
     return st;
 }
 
-int pcq_calc_value(uint32_t type, int32_t scale, const pcq_calc_sample *older,
-                   const pcq_calc_sample *newer, unsigned flags, double *out, unsigned *notes)
+int pcq_calc_value(uint32_t type, int32_t scale, const pcq_calc_sample *older, const pcq_calc_sample *newer,
+                   unsigned flags, double *out, unsigned *notes)
 {
     return calc_eval(pcq_calc_type_info(type), scale, older, newer, flags, out, notes);
 }
@@ -462,29 +393,24 @@ int pcq_calc_value(uint32_t type, int32_t scale, const pcq_calc_sample *older,
 static void group_digits(const char *src, char *dst, size_t cap)
 {
     size_t n = 0, i = 0, ip = 0, k;
-    if (src[0] == '-')
-        dst[n++] = src[i++];
-    while (src[i + ip] >= '0' && src[i + ip] <= '9')
-        ip++;
+    if (src[0] == '-') dst[n++] = src[i++];
+    while (src[i + ip] >= '0' && src[i + ip] <= '9') ip++;
     for (k = 0; k < ip && n + 2 < cap; k++) {
-        if (k > 0 && (ip - k) % 3 == 0)
-            dst[n++] = ',';
+        if (k > 0 && (ip - k) % 3 == 0) dst[n++] = ',';
         dst[n++] = src[i + k];
     }
-    for (i += ip; src[i] != '\0' && n + 1 < cap; i++)
-        dst[n++] = src[i];
+    for (i += ip; src[i] != '\0' && n + 1 < cap; i++) dst[n++] = src[i];
     dst[n] = '\0';
 }
 
 static const char *unit_suffix(const pcq_calc_type *d)
 {
-    if (d == NULL)
-        return "";
+    if (d == NULL) return "";
     switch (d->unit) {
     case PCQ_CALC_UNIT_PER_SEC: return " /sec";
     case PCQ_CALC_UNIT_PERCENT: return " %";
     case PCQ_CALC_UNIT_SECONDS: return " s";
-    default:                    return "";
+    default: return "";
     }
 }
 
@@ -504,7 +430,7 @@ static void format_number(double v, const pcq_calc_type *d, uint64_t attrib, cha
         return;
     }
     if (fabs(v) >= 1e15 && !(integral && v == floor(v) && fabs(v) < 18446744073709551616.0)) {
-        snprintf(num, PCQ_CALC_TEXT_SIZE, "%.6e", v);   /* too long for digits */
+        snprintf(num, PCQ_CALC_TEXT_SIZE, "%.6e", v); /* too long for digits */
         return;
     }
     if (integral && v == floor(v))
@@ -539,213 +465,675 @@ size_t pcq_calc_format(double value, uint32_t type, uint64_t attrib, char *dst, 
 }
 
 /* ------------------------------------------------------------------------ */
+/* Cooking a column: one counter type, n values                             */
+/* ------------------------------------------------------------------------ */
+
+/* The parts of a sample that are the same for every row of a column. */
+static void column_sample(const pcq_calc_column *c, pcq_calc_sample *s)
+{
+    memset(s, 0, sizeof *s);
+    s->time = c->time;
+    s->time_100ns = c->time_100ns;
+    s->freq = c->freq;
+    s->value_size = c->value_size;
+    s->base_size = c->base_size;
+    s->have = (uint8_t)((c->base ? PCQ_CALC_HAVE_BASE : 0u) | (c->obj_time ? PCQ_CALC_HAVE_TIME : 0u) |
+                        (c->obj_freq ? PCQ_CALC_HAVE_FREQ : 0u) | (c->multi ? PCQ_CALC_HAVE_MULTI : 0u));
+}
+
+/* Row i of column c into s (set up by column_sample). */
+static void column_row(const pcq_calc_column *c, size_t i, pcq_calc_sample *s)
+{
+    s->value = c->value[i];
+    if (c->base) s->base = c->base[i];
+    if (c->obj_time) s->obj_time = c->obj_time[i];
+    if (c->obj_freq) s->obj_freq = c->obj_freq[i];
+    if (c->multi) s->multi = c->multi[i];
+}
+
+/* What every row of a column shares, worked out once for the kernels. */
+typedef struct kcol {
+    const pcq_calc_type *d;
+    int32_t scale;
+    unsigned flags, width, bwidth; /* value and base delta widths */
+    int st;                        /* the interval's or the time base's status (kernels that have one) */
+    double q;                      /* RATE: dT / F; TIMER, QUEUE on a clock: dD; AVG_TIMER: F */
+} kcol;
+
+static CALC_INLINE void kstatus(pcq_calc_cell *out, int st, unsigned nb)
+{
+    out->value = 0.0;
+    out->status = st;
+    out->notes = nb & PCQ_CALC_NOTE_WRAPPED;
+}
+
+/* The end of calc_eval for a row whose formula gave v: the same steps. */
+static CALC_INLINE void kfinish(const kcol *k, double v, unsigned nb, pcq_calc_cell *out)
+{
+    if (k->d->unit == PCQ_CALC_UNIT_PERCENT && !(k->flags & PCQ_CALC_NOCAP100)) {
+        if (v > 100.0) {
+            v = 100.0;
+            nb |= PCQ_CALC_NOTE_CAPPED;
+        }
+        if (v < 0.0) {
+            v = 0.0;
+            nb |= PCQ_CALC_NOTE_CAPPED;
+        }
+    }
+    if (v < 0.0) {
+        kstatus(out, PCQ_CALC_NEGATIVE_VALUE, nb);
+        return;
+    }
+    if (!(k->flags & PCQ_CALC_NOSCALE) && k->scale != 0) v = apply_scale(v, k->scale);
+    if (k->flags & PCQ_CALC_X1000) v *= 1000.0;
+    out->value = v == 0.0 ? 0.0 : v; /* no "-0" */
+    out->status = PCQ_CALC_OK;
+    out->notes = nb;
+}
+
+/* Kernels: formula() a column at a time for the common ops, the dispatch
+ * and everything a column shares out of the loop. The operations and their
+ * order are formula()'s, so every row is what calc_eval gives (fuzz_calc and
+ * test_calc compare them). 0 when the op has no kernel. */
+static int kernel(const kcol *k, const pcq_calc_column *oc, const pcq_calc_column *nc, size_t n,
+                  pcq_calc_cell *out)
+{
+    const uint64_t *nv = nc->value, *ov = oc != NULL ? oc->value : NULL, *nb_ = nc->base;
+    const uint64_t *ob_ = oc != NULL ? oc->base : NULL;
+    uint64_t dn, db;
+    unsigned nb;
+    size_t i;
+    switch (k->d->op) {
+    case OP_RAW:
+        for (i = 0; i < n; i++) kfinish(k, (double)nv[i], 0, &out[i]);
+        return 1;
+    case OP_RAW_FRACTION:
+        for (i = 0; i < n; i++)
+            kfinish(k, nb_[i] == 0 ? 0.0 : 100.0 * ((double)nv[i] / (double)nb_[i]), 0, &out[i]);
+        return 1;
+    case OP_DELTA:
+    case OP_RATE:
+    case OP_QUEUE:
+    case OP_TIMER:
+    case OP_TIMER_INV:
+        if (k->d->op != OP_DELTA && k->d->op != OP_RATE && k->d->timebase != PCQ_CALC_TB_TICK &&
+            k->d->timebase != PCQ_CALC_TB_100NS)
+            return 0; /* the interval comes from another counter: a row at a time */
+        for (i = 0; i < n; i++) {
+            nb = 0;
+            if (raw_delta(ov[i], nv[i], k->width, k->flags, &dn, &nb) != 0)
+                kstatus(&out[i], PCQ_CALC_WENT_BACKWARDS, nb);
+            else if (k->d->op == OP_DELTA)
+                kfinish(k, (double)dn, nb, &out[i]);
+            else if (k->st != PCQ_CALC_OK)
+                kstatus(&out[i], k->st, nb);
+            else if (k->d->op == OP_RATE)
+                kfinish(k, (double)dn / k->q, nb, &out[i]);
+            else if (k->d->op == OP_QUEUE)
+                kfinish(k, (double)dn / k->q, nb, &out[i]);
+            else if (k->d->op == OP_TIMER)
+                kfinish(k, 100.0 * ((double)dn / k->q), nb, &out[i]);
+            else
+                kfinish(k, 100.0 * (1.0 - (double)dn / k->q), nb, &out[i]);
+        }
+        return 1;
+    case OP_FRACTION:
+    case OP_AVG_BULK:
+    case OP_AVG_TIMER:
+        for (i = 0; i < n; i++) {
+            nb = 0;
+            if (raw_delta(ov[i], nv[i], k->width, k->flags, &dn, &nb) != 0)
+                kstatus(&out[i], PCQ_CALC_WENT_BACKWARDS, nb);
+            else if (k->st != PCQ_CALC_OK)
+                kstatus(&out[i], k->st, nb);
+            else if (raw_delta(ob_[i], nb_[i], k->bwidth, k->flags, &db, &nb) != 0)
+                kstatus(&out[i], PCQ_CALC_NEGATIVE_DENOMINATOR, nb);
+            else if (db == 0)
+                kfinish(k, 0.0, nb, &out[i]);
+            else if (k->d->op == OP_FRACTION)
+                kfinish(k, 100.0 * ((double)dn / (double)db), nb, &out[i]);
+            else if (k->d->op == OP_AVG_BULK)
+                kfinish(k, (double)dn / (double)db, nb, &out[i]);
+            else
+                kfinish(k, ((double)dn / k->q) / (double)db, nb, &out[i]);
+        }
+        return 1;
+    default: return 0;
+    }
+}
+
+/* The column's constants for kernel(): those formula() and interval() would
+ * work out for each row, from the newer and older column's clocks. */
+static void kprepare(kcol *k, const pcq_calc_sample *o, const pcq_calc_sample *s)
+{
+    uint64_t v = 0;
+    const pcq_calc_type *d = k->d;
+    k->width = value_width(s->value_size, d);
+    k->bwidth = base_width(s->base_size, d);
+    k->st = PCQ_CALC_OK;
+    k->q = 0.0;
+    if (d->samples != 2) return;
+    if (d->op == OP_RATE) {
+        if (s->freq == 0) {
+            k->st = PCQ_CALC_BAD_TIME_BASE;
+            return;
+        }
+        k->st = clock_delta(o->time, s->time, &v);
+        k->q = (double)v / (double)s->freq;
+    } else if (d->op == OP_AVG_TIMER) {
+        k->st = s->freq == 0 ? PCQ_CALC_BAD_TIME_BASE : PCQ_CALC_OK;
+        k->q = (double)s->freq;
+    } else if ((d->op == OP_QUEUE || d->op == OP_TIMER || d->op == OP_TIMER_INV) &&
+               (d->timebase == PCQ_CALC_TB_TICK || d->timebase == PCQ_CALC_TB_100NS)) {
+        k->st = d->timebase == PCQ_CALC_TB_TICK ? clock_delta(o->time, s->time, &v)
+                                                : clock_delta(o->time_100ns, s->time_100ns, &v);
+        k->q = (double)v;
+    }
+}
+
+int pcq_calc_cook_column(uint32_t type, int32_t scale, unsigned flags, const pcq_calc_column *older,
+                         const pcq_calc_column *newer, size_t n, pcq_calc_cell *out)
+{
+    kcol k;
+    pcq_calc_sample o, s;
+    unsigned notes;
+    size_t i;
+    int st;
+    if (newer == NULL || (n > 0 && (out == NULL || newer->value == NULL || (older && older->value == NULL))))
+        return PCQ_ERR_INVALID_ARG;
+    if (n == 0) return PCQ_OK;
+    k.d = pcq_calc_type_info(type); /* once for the column */
+    k.scale = scale;
+    k.flags = flags;
+    column_sample(newer, &s);
+    if (older != NULL) column_sample(older, &o);
+    column_row(newer, 0, &s);
+    if (older != NULL) column_row(older, 0, &o);
+    /* precheck() depends on nothing a row holds: once for the column */
+    if ((st = precheck(k.d, scale, older != NULL ? &o : NULL, &s, flags)) != PCQ_CALC_OK) {
+        for (i = 0; i < n; i++) kstatus(&out[i], st, 0);
+        return PCQ_OK;
+    }
+    kprepare(&k, &o, &s);
+    if (kernel(&k, older, newer, n, out)) return PCQ_OK;
+    for (i = 0; i < n; i++) { /* the other ops: a row at a time */
+        column_row(newer, i, &s);
+        if (older != NULL) column_row(older, i, &o);
+        out[i].value = 0.0;
+        out[i].status = calc_eval(k.d, scale, older != NULL ? &o : NULL, &s, flags, &out[i].value, &notes);
+        out[i].notes = notes;
+    }
+    return PCQ_OK;
+}
+
+/* ------------------------------------------------------------------------ */
 /* Cooking two data buffers of one query (§3.1.4.1.6)                       */
 /* ------------------------------------------------------------------------ */
 
-/* The work the cook may spend on its slow paths: the searches that a pair of
- * samples listing the same things in the same order never needs (an
- * identifier or counter-info entry out of place, an instance that moved, a
- * related counter in another block). Each step of such a search costs one
- * unit of PCQ_COOK_WORK_MIN + PCQ_COOK_WORK_PER_BYTE x (bytes of both buffers,
- * the identifiers and the counterset-info); when they are gone the cook
- * stops with PCQ_ERR_LIMIT. So its time is linear in its input whatever the
- * buffers say, where hostile ones could otherwise make it quadratic or worse
- * (docs/decisions.md D12). */
-#ifndef PCQ_COOK_WORK_MIN
-#define PCQ_COOK_WORK_MIN (1u << 22)
-#endif
-#ifndef PCQ_COOK_WORK_PER_BYTE
-#define PCQ_COOK_WORK_PER_BYTE 2u
-#endif
+/* The cook's time is linear in its input whatever the buffers say, up to a
+ * log factor (docs/decisions.md D12). What two samples listing the same
+ * things in the same order never need (an identifier or a counter out of
+ * place, an instance that moved, a related counter in another group, a
+ * counter list longer than COOK_COLS) goes through sorted indexes, O(n log n)
+ * for n of them, never through searches: they are built in the caller's
+ * rows, past the rows the cook returns (*count of a sizing call counts them). */
+#define COOK_COLS 64 /* a counter list this long or shorter: its columns on the stack */
+#define NO_POS    0xFFFFFFFFu
+#define NREL      4 /* base, PerfTimeId, PerfFreqId, MultiId: bit k of PCQ_CALC_NEEDS_* */
 
-typedef struct cfuel {
-    uint64_t left;
-    int out;                   /* ran out: the cook ends with PCQ_ERR_LIMIT */
-} cfuel;
+/* ---- sorting in working memory ------------------------------------------ */
 
-/* n steps of work: 1, or 0 (and from then on always 0) when the budget is
- * spent, and the search ends as if it found nothing. */
-static int spend(cfuel *f, uint64_t n)
+typedef int (*less_fn)(const void *ctx, uint32_t a, uint32_t b);
+
+static void sift(uint32_t *a, size_t root, size_t n, less_fn less, const void *ctx)
 {
-    if (f->left < n) {
-        f->left = 0;
-        f->out = 1;
-        return 0;
+    size_t child;
+    uint32_t t;
+    while ((child = 2 * root + 1) < n) {
+        if (child + 1 < n && less(ctx, a[child], a[child + 1])) child++;
+        if (!less(ctx, a[root], a[child])) return;
+        t = a[root];
+        a[root] = a[child];
+        a[child] = t;
+        root = child;
     }
-    f->left -= n;
-    return 1;
 }
 
-static int burn(cfuel *f)
+/* Heapsort of the indexes a[0..n) by less: O(n log n), no recursion, no
+ * memory of its own. */
+static void sort_idx(uint32_t *a, size_t n, less_fn less, const void *ctx)
 {
-    return spend(f, 1);
+    size_t i;
+    uint32_t t;
+    for (i = n / 2; i > 0; i--) sift(a, i - 1, n, less, ctx);
+    for (i = n; i > 1; i--) {
+        t = a[0];
+        a[0] = a[i - 1];
+        a[i - 1] = t;
+        sift(a, 0, i - 1, less, ctx);
+    }
 }
 
-/* A group: the values of one instance, or of one single-instance block. */
-typedef struct cgroup {
-    pcq_block blk;
-    uint32_t block_index;
-    pcq_data_instance inst;    /* types 4 and 6 */
-    int has_instance;
-    uint32_t instance_id;
-    pcq_bytes name;
-    size_t inst_offset;        /* 0 for types 1 and 2 */
-    uint32_t one_id;           /* types 1 and 4: the identifier's counter id */
-} cgroup;
+/* The first place in a[0..n) whose entry is not below `key` (cmp: the sign
+ * of entry - key). */
+typedef int (*cmp_fn)(const void *ctx, uint32_t entry, const void *key);
 
-/* Walks the groups of one data buffer, block after block. */
-typedef struct gwalk {
-    const pcq_data *d;
-    const pcq_counterset_info *info;   /* for blocks without an identifier; never NULL */
+static size_t lower_bound(const uint32_t *a, size_t n, cmp_fn cmp, const void *ctx, const void *key)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (cmp(ctx, a[mid], key) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* Working memory carved from the rows past the result rows; the plan has
+ * sized it (cook_plan), so it never runs out. */
+typedef struct cmem {
+    uint8_t *p;
+    size_t left;
+} cmem;
+
+static size_t mem_bytes(size_t n, size_t size)
+{
+    return (n * size + 7) & ~(size_t)7;
+}
+
+static void *take(cmem *m, size_t n, size_t size)
+{
+    void *p = m->p;
+    size_t k = mem_bytes(n, size);
+    if (PCQ_NEVER(k > m->left)) return NULL; /* the plan counted it */
+    m->p += k;
+    m->left -= k;
+    return p;
+}
+
+/* ---- counter-info and identifiers, by id --------------------------------- */
+
+/* What every walk of a sample shares. */
+typedef struct ccommon {
+    const pcq_counterset_info *info;
     const pcq_identifier *ids;
     size_t n_ids;
-    int multi_set;             /* the counterset is not single-instance */
-    cfuel *fuel;               /* the cook's, shared by all its walks */
-    pcq_iter blocks, insts;
-    pcq_block blk;
-    uint32_t blk_id;           /* a type 4 block: its counter */
-    uint32_t next_block;
-    int in_block;
-} gwalk;
+    uint32_t *info_idx; /* counter-info indexes by CounterId, then index (NULL: none) */
+    uint32_t *ids_idx;  /* identifiers by Index, then position (NULL: none) */
+    int ids_ordered;    /* ids[i].Index is i for every i: no index needed */
+    int multi_set;      /* the counterset is not single-instance */
+} ccommon;
 
-static int cook_fail(pcq_error *err, int code, size_t offset, const char *what)
+static uint32_t info_id(const pcq_counterset_info *info, uint32_t i)
 {
-    if (err != NULL) {
-        err->code = code;
-        err->offset = offset;
-        err->what = what;
-        err->diag = 0;                /* only PCQ_ERR_NONCONFORMANT names a rule */
-    }
-    return code;
+    pcq_counter_reg r;
+    return PCQ_ALWAYS(pcq_counterset_counter(info, i, &r) == PCQ_OK) ? r.counter_id : 0; /* i < num */
 }
 
-static void gwalk_begin(gwalk *w, const pcq_data *d, const pcq_identifier *ids, size_t n_ids,
-                        int multi_set, const pcq_counterset_info *info, cfuel *fuel)
+static int info_less(const void *ctx, uint32_t a, uint32_t b)
 {
-    memset(w, 0, sizeof *w);
-    w->d = d;
-    w->info = info;
-    w->ids = ids;
-    w->n_ids = n_ids;
-    w->multi_set = multi_set;
-    w->fuel = fuel;
-    pcq_data_blocks(d, &w->blocks);
+    const pcq_counterset_info *info = (const pcq_counterset_info *)ctx;
+    uint32_t ia = info_id(info, a), ib = info_id(info, b);
+    return ia < ib || (ia == ib && a < b);
+}
+
+static int info_cmp(const void *ctx, uint32_t e, const void *key)
+{
+    uint32_t id = info_id((const pcq_counterset_info *)ctx, e), k = *(const uint32_t *)key;
+    return id < k ? -1 : id > k;
+}
+
+static int ids_less(const void *ctx, uint32_t a, uint32_t b)
+{
+    const pcq_identifier *ids = (const pcq_identifier *)ctx;
+    return ids[a].index < ids[b].index || (ids[a].index == ids[b].index && a < b);
+}
+
+static int ids_cmp(const void *ctx, uint32_t e, const void *key)
+{
+    const pcq_identifier *ids = (const pcq_identifier *)ctx;
+    uint32_t k = *(const uint32_t *)key;
+    return ids[e].index < k ? -1 : ids[e].index > k;
+}
+
+/* Whether counter-info entry `hint` is the first with counter id. */
+static int hint_ok(const pcq_counterset_info *info, uint32_t id, uint32_t hint)
+{
+    return hint < info->set.num_counters && info_id(info, hint) == id &&
+           (hint == 0 || info_id(info, hint - 1) != id); /* ids are unique (D9), but not always */
+}
+
+/* The counter-info entry of counter id: the first with that id (the hint
+ * index first: values usually come in the order of the counterset). */
+static int find_reg(const ccommon *cc, uint32_t id, uint32_t hint, pcq_counter_reg *r, uint32_t *index)
+{
+    const pcq_counterset_info *info = cc->info;
+    uint32_t n = info->set.num_counters;
+    size_t k;
+    if (hint_ok(info, id, hint)) {
+        k = hint;
+    } else if (cc->info_idx != NULL) {
+        k = lower_bound(cc->info_idx, n, info_cmp, info, &id);
+        if (k == n || info_id(info, cc->info_idx[k]) != id) return 0;
+        k = cc->info_idx[k];
+    } else if (PCQ_NEVER(1)) { /* no index: the plan found every lookup at its hint */
+        return 0;
+    }
+    *index = (uint32_t)k;
+    return PCQ_ALWAYS(pcq_counterset_counter(info, *index, r) == PCQ_OK); /* k < n */
 }
 
 /* The identifier whose Index is block i (§2.2.4.6: "the position in which the
  * corresponding counter data is returned"): the i-th when its Index is i (an
  * opnum 5 reply lists them in that order), else the first with Index i. */
-static const pcq_identifier *ident_for_block(const gwalk *w, uint32_t i)
+static const pcq_identifier *ident_for_block(const ccommon *cc, uint32_t i)
 {
     size_t k;
-    if (i < w->n_ids && w->ids[i].index == i)
-        return &w->ids[i];
-    for (k = 0; k < w->n_ids; k++) {
-        /* Out of work: any identifier will do, the cook's rows are dropped. */
-        if (!burn(w->fuel))
-            return &w->ids[0];
-        if (w->ids[k].index == i)
-            return &w->ids[k];
+    if (i < cc->n_ids && cc->ids[i].index == i) return &cc->ids[i];
+    if (cc->n_ids == 0 || cc->ids_ordered) return NULL; /* in order: block i has the i-th, or none */
+    if (cc->ids_idx != NULL) {
+        k = lower_bound(cc->ids_idx, cc->n_ids, ids_cmp, cc->ids, &i);
+        return k < cc->n_ids && cc->ids[cc->ids_idx[k]].index == i ? &cc->ids[cc->ids_idx[k]] : NULL;
     }
-    return NULL;
+    return NULL; /* LCOV_EXCL_LINE: out of order, they are always indexed before a lookup */
 }
 
-/* The counter a type 1 or 4 block holds when the caller gave no identifiers
- * at all: block i holds counter i of the counterset (a query that added every
- * counter in order; docs/formulas.md, "Blocks without identifiers"). */
-static int counter_for_block(const gwalk *w, uint32_t i, uint32_t *id)
+/* The counter of single-counter block i: its identifier's; without any
+ * identifiers, counter i of the counterset (a query that added every counter
+ * in order; docs/formulas.md, "Blocks without identifiers"). 0: none. */
+static int block_counter(const ccommon *cc, uint32_t i, uint32_t *id, const pcq_identifier **ident)
 {
     pcq_counter_reg r;
-    if (w->n_ids > 0 || pcq_counterset_counter(w->info, i, &r) != PCQ_OK)
-        return 0;
+    *ident = ident_for_block(cc, i);
+    if (*ident != NULL) {
+        *id = (*ident)->counter_id;
+        return 1;
+    }
+    if (cc->n_ids > 0 || pcq_counterset_counter(cc->info, i, &r) != PCQ_OK) return 0;
     *id = r.counter_id;
     return 1;
 }
 
-/* The next group; 1, 0 at the end, or a negative status (err filled). Every
- * block and instance it passes costs a step (a long name a step per 64
- * bytes: comparing it costs that much), so a walk ends early, as at the
- * end, once the budget is spent: searches are walks. */
-static int gwalk_next(gwalk *w, cgroup *g, pcq_error *err)
+/* ---- groups -------------------------------------------------------------- */
+
+/* A group: the values of one instance, or of one single-instance block. */
+typedef struct cgroup {
+    pcq_block blk;
+    uint32_t block_index;
+    pcq_data_instance inst; /* types 4 and 6 */
+    int has_instance;
+    uint32_t instance_id;
+    pcq_bytes name;
+    size_t inst_offset; /* 0 for types 1 and 2 */
+    uint32_t one_id;    /* types 1 and 4: the counter */
+    int single;         /* types 1 and 4: one value, of counter one_id */
+} cgroup;
+
+/* A group's key and where it is, in working memory: what the indexes sort by,
+ * and what finds the group again. */
+typedef struct gref {
+    const uint8_t *name; /* its instance name, when has_instance */
+    uint32_t name_len, instance_id;
+    uint32_t block_off, inst_off, block_index, one_id;
+    uint32_t rank; /* its instance's rank among the sample's (values indexed) */
+    uint8_t has_instance, single;
+} gref;
+
+/* Walks the groups of one data buffer, block after block. */
+typedef struct gwalk {
+    const pcq_data *d;
+    const ccommon *cc;
+    pcq_iter blocks, insts;
+    pcq_block blk;
+    uint32_t blk_id; /* a type 4 block: its counter */
+    uint32_t next_block;
+    int in_block;
+} gwalk;
+
+static void gwalk_begin(gwalk *w, const pcq_data *d, const ccommon *cc)
 {
-    const pcq_identifier *id;
-    int rc;
+    memset(w, 0, sizeof *w);
+    w->d = d;
+    w->cc = cc;
+    pcq_data_blocks(d, &w->blocks);
+}
+
+/* Group g, an instance of w's block, from g->inst. */
+static void instance_group(const pcq_block *blk, uint32_t block_index, uint32_t blk_id, cgroup *g)
+{
+    g->blk = *blk;
+    g->block_index = block_index;
+    g->has_instance = 1;
+    g->instance_id = g->inst.instance_id;
+    g->name = g->inst.name;
+    g->inst_offset = g->inst.offset;
+    g->single = blk->type == PCQ_PERF_MULTI_INSTANCES;
+    g->one_id = g->single ? blk_id : 0;
+}
+
+/* Group g, the single-counter block blk (index i) of counter id, named by
+ * its identifier (if any). */
+static void block_group(const ccommon *cc, const pcq_block *blk, uint32_t i, uint32_t id,
+                        const pcq_identifier *ident, cgroup *g)
+{
+    g->blk = *blk;
+    g->block_index = i;
+    g->single = 1;
+    g->one_id = id;
+    if (ident != NULL) {
+        g->has_instance = cc->multi_set;
+        g->instance_id = ident->instance_id;
+        g->name = ident->name;
+    }
+}
+
+/* The next group: 1, or 0 at the end. A block of type 1 or 4 without a
+ * counter is passed over (cook_plan refuses one in the newer sample). The
+ * buffers were validated: no step can fail. */
+static int gwalk_next(gwalk *w, cgroup *g)
+{
+    const pcq_identifier *ident;
+    uint32_t id;
     for (;;) {
-        if (!burn(w->fuel))
-            return 0;
         if (w->in_block) {
             memset(g, 0, sizeof *g);
-            rc = pcq_instances_of_block_next(&w->insts, &g->inst);
-            if (PCQ_NEVER(rc < 0)) {  /* a validated buffer */
-                if (err != NULL) *err = w->insts.err;
-                return rc;
-            }
-            if (rc == 1) {
-                g->blk = w->blk;
-                g->block_index = w->next_block - 1;
-                g->has_instance = 1;
-                g->instance_id = g->inst.instance_id;
-                g->name = g->inst.name;
-                g->inst_offset = g->inst.offset;
-                spend(w->fuel, g->name.len >> 6);
-                if (w->blk.type == PCQ_PERF_MULTI_INSTANCES)
-                    g->one_id = w->blk_id;
+            if (pcq_instances_of_block_next(&w->insts, &g->inst) == 1) {
+                instance_group(&w->blk, w->next_block - 1, w->blk_id, g);
                 return 1;
             }
             w->in_block = 0;
         }
-        rc = pcq_blocks_next(&w->blocks, &w->blk);
-        if (rc <= 0) {
-            if (PCQ_NEVER(rc < 0) && err != NULL) *err = w->blocks.err;  /* validated */
-            return rc;
-        }
+        if (pcq_blocks_next(&w->blocks, &w->blk) != 1) return 0;
         w->next_block++;
         if (w->blk.type == PCQ_PERF_MULTI_INSTANCES || w->blk.type == PCQ_PERF_COUNTERSET) {
             pcq_block_instances(w->d, &w->blk, &w->insts);
-            w->in_block = 1;
-            if (w->blk.type == PCQ_PERF_MULTI_INSTANCES) {
-                /* its counter, once for all its instances; a block without
-                 * one (only in the older sample: scan_blocks has refused it
-                 * in the newer) is passed over, its values unmatched */
-                id = ident_for_block(w, w->next_block - 1);
-                if (id != NULL)
-                    w->blk_id = id->counter_id;
-                else if (!counter_for_block(w, w->next_block - 1, &w->blk_id))
-                    w->in_block = 0;
-            }
+            w->in_block = w->blk.type == PCQ_PERF_COUNTERSET ||
+                          block_counter(w->cc, w->next_block - 1, &w->blk_id, &ident);
             continue;
         }
-        if (w->blk.type != PCQ_PERF_SINGLE_COUNTER && w->blk.type != PCQ_PERF_MULTI_COUNTERS)
-            continue;                 /* PERF_ERROR_RETURN: no value to cook */
-        memset(g, 0, sizeof *g);
-        g->blk = w->blk;
-        g->block_index = w->next_block - 1;
-        if (w->blk.type == PCQ_PERF_SINGLE_COUNTER) {
-            id = ident_for_block(w, g->block_index);
-            if (id != NULL) {
-                g->one_id = id->counter_id;
-                g->has_instance = w->multi_set;
-                g->instance_id = id->instance_id;
-                g->name = id->name;
-            } else if (!counter_for_block(w, g->block_index, &g->one_id)) {
-                continue;             /* as a type 4 block without a counter, above */
-            }
+        if (w->blk.type == PCQ_PERF_MULTI_COUNTERS) {
+            memset(g, 0, sizeof *g);
+            g->blk = w->blk;
+            g->block_index = w->next_block - 1;
+            return 1;
         }
-        return 1;
+        if (w->blk.type == PCQ_PERF_SINGLE_COUNTER && block_counter(w->cc, w->next_block - 1, &id, &ident)) {
+            memset(g, 0, sizeof *g);
+            block_group(w->cc, &w->blk, w->next_block - 1, id, ident, g);
+            return 1;
+        }
+        /* PERF_ERROR_RETURN, or a type 1 block without a counter: nothing */
     }
 }
 
-/* Values of a group, with their counter ids. */
+static void gref_of(const cgroup *g, gref *r)
+{
+    r->name = g->name.ptr;
+    r->name_len = (uint32_t)g->name.len;
+    r->instance_id = g->instance_id;
+    r->block_off = (uint32_t)g->blk.offset;
+    r->inst_off = (uint32_t)g->inst_offset;
+    r->block_index = g->block_index;
+    r->one_id = g->one_id;
+    r->has_instance = (uint8_t)g->has_instance;
+    r->single = (uint8_t)g->single;
+    r->rank = 0;
+}
+
+/* The group a gref names, as the walk made it. */
+static void group_at(const pcq_data *d, const ccommon *cc, const gref *r, cgroup *g)
+{
+    pcq_iter it;
+    pcq_block blk;
+    memset(g, 0, sizeof *g);
+    pcq_data_blocks(d, &it);
+    it.f.pos = r->block_off; /* the walk met a block there: read it again */
+    pcq_blocks_next(&it, &blk);
+    if (r->inst_off == 0) {
+        if (!r->single) {
+            g->blk = blk;
+            g->block_index = r->block_index;
+            return;
+        }
+        block_group(cc, &blk, r->block_index, r->one_id, ident_for_block(cc, r->block_index), g);
+        return;
+    }
+    pcq_block_instances(d, &blk, &it);
+    it.f.pos = r->inst_off;
+    pcq_instances_of_block_next(&it, &g->inst);
+    instance_group(&blk, r->block_index, r->one_id, g);
+}
+
+/* Group keys: the instance (has_instance, InstanceId, name), then the kind
+ * and the counter (with_counter). Equal keys: the same counters of the same
+ * instance. */
+static int key_cmp(const gref *a, const gref *b, int with_counter)
+{
+    uint32_t n;
+    int c;
+    if (a->has_instance != b->has_instance) return a->has_instance < b->has_instance ? -1 : 1;
+    if (a->has_instance) {
+        if (a->instance_id != b->instance_id) return a->instance_id < b->instance_id ? -1 : 1;
+        n = a->name_len < b->name_len ? a->name_len : b->name_len;
+        if (n > 0 && (c = memcmp(a->name, b->name, n)) != 0) return c;
+        if (a->name_len != b->name_len) return a->name_len < b->name_len ? -1 : 1;
+    }
+    if (!with_counter) return 0;
+    if (a->single != b->single) return a->single < b->single ? -1 : 1;
+    if (a->single && a->one_id != b->one_id) return a->one_id < b->one_id ? -1 : 1;
+    return 0;
+}
+
+static int same_instance(const cgroup *a, const cgroup *b)
+{
+    if (a->has_instance != b->has_instance) return 0;
+    if (!a->has_instance) return 1;
+    return a->instance_id == b->instance_id && a->name.len == b->name.len &&
+           (a->name.len == 0 || memcmp(a->name.ptr, b->name.ptr, a->name.len) == 0);
+}
+
+/* Groups that hold the same counters of the same instance (equal keys). */
+static int same_group(const cgroup *a, const cgroup *b)
+{
+    if (a->single != b->single || (a->single && a->one_id != b->one_id)) return 0;
+    return same_instance(a, b);
+}
+
+/* ---- a sample and its indexes --------------------------------------------- */
+
+/* One value as the cook reads it. */
+typedef struct cval {
+    uint64_t u64;    /* the value when size is 4 or 8, else 0 */
+    uint32_t offset; /* inside dwTotalSize, a 32-bit size */
+    uint8_t size;    /* dwDataSize if 4 or 8, else 0xFF (as pcq_calc_sample) */
+} cval;
+
+/* A value by instance and counter: its group's instance rank (equal ranks:
+ * the same instance), its counter id, and the value. */
+typedef struct vkey {
+    uint32_t rank, id;
+    cval v;
+} vkey;
+
+typedef struct csample {
+    const pcq_data *d;
+    const ccommon *cc;
+    int loose;         /* groups of type 1 or 4: a related value may sit in another group */
+    uint32_t ngroups;  /* groups with a counter */
+    size_t nvalues;    /* their values */
+    uint32_t max_list; /* the longest counter list */
+    gref *refs;        /* when indexed: its groups in wire order */
+    uint32_t *ord;     /* ... in key order */
+    vkey *vidx;        /* loose: its values, group by group in wire order */
+    uint32_t *vord;    /* ... by (rank, counter id, wire order) */
+} csample;
+
+static int group_less(const void *ctx, uint32_t a, uint32_t b)
+{
+    const gref *r = (const gref *)ctx;
+    int c = key_cmp(&r[a], &r[b], 1);
+    return c < 0 || (c == 0 && a < b);
+}
+
+static int vkey_less(const void *ctx, uint32_t a, uint32_t b)
+{
+    const vkey *v = (const vkey *)ctx;
+    if (v[a].rank != v[b].rank) return v[a].rank < v[b].rank;
+    if (v[a].id != v[b].id) return v[a].id < v[b].id;
+    return a < b; /* vidx is in wire order */
+}
+
+static int vkey_cmp(const void *ctx, uint32_t e, const void *key)
+{
+    const vkey *v = (const vkey *)ctx, *k = (const vkey *)key;
+    if (v[e].rank != k->rank) return v[e].rank < k->rank ? -1 : 1;
+    return v[e].id < k->id ? -1 : v[e].id > k->id;
+}
+
+/* Counts the sample's groups and values and whether it is loose, from the
+ * block headers alone. */
+static void sample_scan(csample *s)
+{
+    const pcq_identifier *ident;
+    pcq_iter it;
+    pcq_block b;
+    uint32_t i = 0, one;
+    pcq_data_blocks(s->d, &it);
+    while (pcq_blocks_next(&it, &b) == 1) {
+        if ((b.type == PCQ_PERF_MULTI_COUNTERS || b.type == PCQ_PERF_COUNTERSET) &&
+            b.num_counters > s->max_list)
+            s->max_list = b.num_counters;
+        if (b.type == PCQ_PERF_MULTI_COUNTERS) {
+            s->ngroups++;
+            s->nvalues += b.num_counters;
+        } else if (b.type == PCQ_PERF_COUNTERSET) {
+            s->ngroups += b.num_instances;
+            s->nvalues += (size_t)b.num_instances * b.num_counters;
+        } else if ((b.type == PCQ_PERF_SINGLE_COUNTER ||
+                    (b.type == PCQ_PERF_MULTI_INSTANCES && b.num_instances)) &&
+                   block_counter(s->cc, i, &one, &ident)) {
+            uint32_t n = b.type == PCQ_PERF_SINGLE_COUNTER ? 1 : b.num_instances;
+            s->loose = 1;
+            s->ngroups += n;
+            s->nvalues += n;
+        }
+        i++;
+    }
+}
+
+/* The values of group g, with their counter ids. */
 typedef struct gvit {
     pcq_iter it;
     uint32_t j;
-    int single;                /* types 1, 4: the one value, not yet returned */
+    int single; /* types 1, 4: the one value, not yet returned */
 } gvit;
 
 static void gv_begin(const pcq_data *d, const cgroup *g, gvit *v)
 {
     memset(v, 0, sizeof *v);
-    if (g->blk.type == PCQ_PERF_SINGLE_COUNTER || g->blk.type == PCQ_PERF_MULTI_INSTANCES)
+    if (g->single)
         v->single = 1;
     else if (g->blk.type == PCQ_PERF_MULTI_COUNTERS)
         pcq_block_values(d, &g->blk, &v->it);
@@ -753,120 +1141,262 @@ static void gv_begin(const pcq_data *d, const cgroup *g, gvit *v)
         pcq_instance_values(d, &g->inst, &v->it);
 }
 
-static int gv_next(gvit *v, const cgroup *g, uint32_t *id, pcq_value *val)
-{
-    int rc;
-    if (g->blk.type == PCQ_PERF_SINGLE_COUNTER || g->blk.type == PCQ_PERF_MULTI_INSTANCES) {
-        if (!v->single)
-            return 0;
-        v->single = 0;
-        *id = g->one_id;
-        *val = g->blk.type == PCQ_PERF_SINGLE_COUNTER ? g->blk.value : g->inst.value;
-        return 1;
-    }
-    rc = pcq_values_next(&v->it, val);
-    if (rc == 1)
-        *id = pcq_block_counter_id(&g->blk, v->j++);
-    return rc;
-}
-
-/* The value of counter `id` in group g: 1 found, 0 not, or a negative
- * status. A step of work per value passed: a long list searched once per
- * value would cost its length squared. */
-static int group_find(const pcq_data *d, const cgroup *g, uint32_t id, pcq_value *out,
-                      cfuel *fuel)
-{
-    gvit v;
-    uint32_t cid = 0;
-    int rc;
-    gv_begin(d, g, &v);
-    while ((rc = burn(fuel) ? gv_next(&v, g, &cid, out) : 0) == 1)
-        if (cid == id)
-            return 1;
-    return rc;
-}
-
-static int same_instance(const cgroup *a, const cgroup *b)
-{
-    if (a->has_instance != b->has_instance)
-        return 0;
-    if (!a->has_instance)
-        return 1;
-    return a->instance_id == b->instance_id && a->name.len == b->name.len &&
-           (a->name.len == 0 || memcmp(a->name.ptr, b->name.ptr, a->name.len) == 0);
-}
-
-/* Groups that hold the same counters of the same instance. */
-static int same_group(const cgroup *a, const cgroup *b)
-{
-    int a1 = a->blk.type == PCQ_PERF_SINGLE_COUNTER || a->blk.type == PCQ_PERF_MULTI_INSTANCES;
-    int b1 = b->blk.type == PCQ_PERF_SINGLE_COUNTER || b->blk.type == PCQ_PERF_MULTI_INSTANCES;
-    if (a1 != b1 || (a1 && a->one_id != b->one_id))
-        return 0;
-    return same_instance(a, b);
-}
-
-/* ------------------------------------------------------------------------ */
-/* Columns: what every instance of a block shares                           */
-/* ------------------------------------------------------------------------ */
-
-/* A PERF_MULTI_COUNTERS or PERF_COUNTERSET block lists its counter ids once,
- * and every instance holds one value per id in that order. Everything a value
- * needs besides its own bytes (its counter-info entry and type descriptor,
- * where its related counters sit, where the same counter sits in the older
- * sample's block) therefore depends only on its position in the list: it is
- * worked out once per list and kept in a colset. Lists of more than COOK_COLS
- * counters take the general path (cook_group), as do blocks of type 1 and 4. */
-#define COOK_COLS 64
-#define NO_POS 0xFFFFu
-#define NREL 4       /* base, PerfTimeId, PerfFreqId, MultiId: bit k of PCQ_CALC_NEEDS_* */
-
-typedef struct ccol {
-    const pcq_calc_type *t;       /* NULL: a type unknown to the evaluator */
-    uint64_t attrib;
-    uint32_t id, type, index;     /* counter id, its Type, its counter-info index */
-    int32_t scale;
-    uint16_t rel[NREL];           /* their first positions in the newer list, or NO_POS */
-    uint16_t opos, orel[NREL];    /* this id's and the related ids' in the older list */
-    uint8_t found;                /* the id is in the counterset-info */
-    uint8_t need;                 /* PCQ_CALC_NEEDS_* to look up */
-    uint8_t two;                  /* a two-sample type: the older sample is used */
-} ccol;
-
-typedef struct colset {
-    int have, ohave;              /* ids / oids describe the columns */
-    pcq_bytes ids, oids;          /* the newer and older lists the columns were made for */
-    uint32_t n;
-    ccol col[COOK_COLS];
-} colset;
-
-/* One value as the cook reads it: once per instance and sample. */
-typedef struct cval {
-    uint64_t u64;                 /* the value when size is 4 or 8, else 0 */
-    uint32_t offset;              /* inside dwTotalSize, a 32-bit size */
-    uint8_t size;                 /* dwDataSize if 4 or 8, else 0xFF (as pcq_calc_sample) */
-} cval;
-
-typedef struct cook_ctx {
-    const pcq_counterset_info *info;
-    const pcq_data *older, *newer;
-    const pcq_identifier *ids;
-    size_t n_ids;
-    int multi_set;
-    int loose_new, loose_old;  /* types 1/4 present: related values may sit in other blocks */
-    unsigned flags;
-    gwalk hint;                /* older sample: just after the last matched group */
-    cfuel *fuel;               /* work left for the slow paths */
-    pcq_error *err;
-    colset cols;
-} cook_ctx;
-
 static void to_cval(const pcq_value *x, cval *v)
 {
     v->u64 = x->u64;
     v->offset = (uint32_t)x->offset;
-    v->size = x->is_int ? (uint8_t)x->data_size : 0xFFu;   /* 0xFF: not 4 or 8 */
+    v->size = x->is_int ? (uint8_t)x->data_size : 0xFFu; /* 0xFF: not 4 or 8 */
 }
+
+/* The next value of g and its counter id: 1, or 0 at the end. */
+static int gv_next(gvit *v, const cgroup *g, uint32_t *id, cval *out)
+{
+    pcq_value val;
+    if (g->single) {
+        if (!v->single) return 0;
+        v->single = 0;
+        *id = g->one_id;
+        to_cval(g->blk.type == PCQ_PERF_SINGLE_COUNTER ? &g->blk.value : &g->inst.value, out);
+        return 1;
+    }
+    if (pcq_values_next(&v->it, &val) != 1) return 0; /* validated: 1 or 0 */
+    *id = pcq_block_counter_id(&g->blk, v->j++);
+    to_cval(&val, out);
+    return 1;
+}
+
+/* Indexes the sample: its groups by key (the join, and the ranks of their
+ * instances), and when `values` every value by (instance, counter, wire
+ * order), for related counters outside their group. */
+static void sample_index(csample *s, cmem *m, int values)
+{
+    gwalk w;
+    cgroup g;
+    gvit v;
+    uint32_t i, id, rank = 0;
+    size_t k = 0;
+    s->refs = (gref *)take(m, s->ngroups, sizeof *s->refs);
+    s->ord = (uint32_t *)take(m, s->ngroups, sizeof *s->ord);
+    gwalk_begin(&w, s->d, s->cc);
+    for (i = 0; i < s->ngroups && gwalk_next(&w, &g) == 1; i++) {
+        gref_of(&g, &s->refs[i]);
+        s->ord[i] = i;
+    }
+    sort_idx(s->ord, s->ngroups, group_less, s->refs);
+    if (!values) return;
+    for (i = 0; i < s->ngroups; i++) { /* the same instance: the same rank */
+        if (i > 0 && key_cmp(&s->refs[s->ord[i - 1]], &s->refs[s->ord[i]], 0) != 0) rank++;
+        s->refs[s->ord[i]].rank = rank;
+    }
+    s->vidx = (vkey *)take(m, s->nvalues, sizeof *s->vidx);
+    s->vord = (uint32_t *)take(m, s->nvalues, sizeof *s->vord);
+    gwalk_begin(&w, s->d, s->cc);
+    for (i = 0; i < s->ngroups && gwalk_next(&w, &g) == 1; i++) {
+        gv_begin(s->d, &g, &v);
+        while (PCQ_ALWAYS(k < s->nvalues) && gv_next(&v, &g, &id, &s->vidx[k].v) == 1) {
+            s->vidx[k].rank = s->refs[i].rank;
+            s->vidx[k].id = id;
+            s->vord[k] = (uint32_t)k;
+            k++;
+        }
+    }
+    sort_idx(s->vord, k, vkey_less, s->vidx);
+}
+
+/* The first value of counter id among the groups of the instance of group
+ * `ordinal` of the loose sample s, in wire order: 1, or 0. */
+static int find_loose(const csample *s, uint32_t ordinal, uint32_t id, cval *out)
+{
+    vkey key;
+    size_t k;
+    key.rank = s->refs[ordinal].rank;
+    key.id = id;
+    k = lower_bound(s->vord, s->nvalues, vkey_cmp, s->vidx, &key);
+    if (k == s->nvalues || vkey_cmp(s->vidx, s->vord[k], &key) != 0) return 0;
+    *out = s->vidx[s->vord[k]].v;
+    return 1;
+}
+
+/* match[i]: the older group of newer group i (ordinals), or NO_POS. The k-th
+ * newer group of a key takes the k-th older group of that key, both in wire
+ * order ("occurrence"): one merge of the two samples' groups in key order. */
+static void join(const csample *n, const csample *o, uint32_t *match)
+{
+    size_t a = 0, b = 0, a1, b1, k;
+    uint32_t i;
+    for (i = 0; i < n->ngroups; i++) match[i] = NO_POS;
+    while (a < n->ngroups && b < o->ngroups) {
+        int c = key_cmp(&n->refs[n->ord[a]], &o->refs[o->ord[b]], 1);
+        if (c != 0) {
+            if (c < 0)
+                a++;
+            else
+                b++;
+            continue;
+        }
+        for (a1 = a + 1; a1 < n->ngroups && key_cmp(&n->refs[n->ord[a1]], &n->refs[n->ord[a]], 1) == 0; a1++)
+            ;
+        for (b1 = b + 1; b1 < o->ngroups && key_cmp(&o->refs[o->ord[b1]], &o->refs[o->ord[b]], 1) == 0; b1++)
+            ;
+        for (k = 0; a + k < a1 && b + k < b1; k++) match[n->ord[a + k]] = o->ord[b + k];
+        a = a1;
+        b = b1;
+    }
+}
+
+/* ---- columns: what every instance of a counter list shares -------------- */
+
+/* A PERF_MULTI_COUNTERS or PERF_COUNTERSET block lists its counter ids once,
+ * and every instance holds one value per id in that order. Everything a value
+ * needs besides its own bytes (its counter-info entry and type, where its
+ * related counters sit, where the same counter sits in the older sample's
+ * list) depends only on its position in the list: it is worked out once per
+ * list and kept in a colset. */
+typedef struct ccol {
+    const pcq_calc_type *t; /* NULL: a type unknown to the evaluator */
+    uint64_t attrib;
+    uint32_t id, type, index; /* counter id, its Type, its counter-info index */
+    int32_t scale;
+    uint32_t rel[NREL];        /* their first positions in the newer list, or NO_POS */
+    uint32_t opos, orel[NREL]; /* this id's and the related ids' in the older list */
+    uint8_t found;             /* the id is in the counterset-info */
+    uint8_t need;              /* PCQ_CALC_NEEDS_* to look up */
+    uint8_t two;               /* a two-sample type: the older sample is used */
+} ccol;
+
+typedef struct colset {
+    int have, ohave;     /* ids / oids describe the columns */
+    pcq_bytes ids, oids; /* the newer and older lists the columns were made for */
+    uint32_t n;
+    ccol *col;              /* local, or working memory for lists past COOK_COLS */
+    cval *nv, *ov;          /* a group's values, newer and older */
+    uint32_t *lidx, *olidx; /* lists past COOK_COLS: positions by (id, position) */
+    ccol col_local[COOK_COLS];
+    cval nv_local[COOK_COLS], ov_local[COOK_COLS];
+} colset;
+
+static int pos_less(const void *ctx, uint32_t a, uint32_t b)
+{
+    const pcq_block *blk = (const pcq_block *)ctx;
+    uint32_t ia = pcq_block_counter_id(blk, a), ib = pcq_block_counter_id(blk, b);
+    return ia < ib || (ia == ib && a < b);
+}
+
+static int pos_cmp(const void *ctx, uint32_t e, const void *key)
+{
+    uint32_t id = pcq_block_counter_id((const pcq_block *)ctx, e), k = *(const uint32_t *)key;
+    return id < k ? -1 : id > k;
+}
+
+/* Sorts the positions of b's list by counter id when it is long (idx) */
+static void list_index(const pcq_block *b, uint32_t *idx)
+{
+    uint32_t k;
+    if (b->num_counters <= COOK_COLS) return;
+    for (k = 0; k < b->num_counters; k++) idx[k] = k;
+    sort_idx(idx, b->num_counters, pos_less, b);
+}
+
+/* The first position of counter id in b's list, or NO_POS. */
+static uint32_t list_pos(const pcq_block *b, const uint32_t *idx, uint32_t id)
+{
+    uint32_t k;
+    size_t p;
+    if (b->num_counters <= COOK_COLS) {
+        for (k = 0; k < b->num_counters; k++)
+            if (pcq_block_counter_id(b, k) == id) return k;
+        return NO_POS;
+    }
+    p = lower_bound(idx, b->num_counters, pos_cmp, b, &id);
+    return p < b->num_counters && pcq_block_counter_id(b, idx[p]) == id ? idx[p] : NO_POS;
+}
+
+/* Whether column col looks up related counter k. */
+static int col_needs(const ccol *col, unsigned k)
+{
+    return ((unsigned)col->need >> k & 1u) != 0;
+}
+
+/* Related counter id k (base, PerfTimeId, PerfFreqId, MultiId) of r. */
+static uint32_t related_id(const pcq_counter_reg *r, unsigned k)
+{
+    return k == 0 ? r->base_counter_id : k == 1 ? r->perf_time_id : k == 2 ? r->perf_freq_id : r->multi_id;
+}
+
+/* What a counter type looks up: its needs, and for PRECISION_OBJECT_TIMER
+ * the base too (PerfTimeId, else the base; formulas.md). */
+static uint8_t needs_of(const pcq_calc_type *t, uint32_t type)
+{
+    unsigned need = t != NULL ? t->needs : 0;
+    if (type == 0x20670500u) need |= PCQ_CALC_NEEDS_BASE;
+    return (uint8_t)need;
+}
+
+static int same_list(int have, pcq_bytes a, pcq_bytes b)
+{
+    return have && a.len == b.len && (a.ptr == b.ptr || memcmp(a.ptr, b.ptr, a.len) == 0);
+}
+
+/* The columns of block b's counter list (the older list is made anew). */
+static void columns_make(colset *cs, const ccommon *cc, const pcq_block *b)
+{
+    uint32_t j, k, n = b->num_counters;
+    pcq_counter_reg r;
+    list_index(b, cs->lidx);
+    for (j = 0; j < n; j++) {
+        ccol *col = &cs->col[j];
+        memset(col, 0, sizeof *col);
+        col->id = pcq_block_counter_id(b, j);
+        col->found = (uint8_t)find_reg(cc, col->id, j, &r, &col->index);
+        if (!col->found) continue; /* an error once a value gets here */
+        col->t = pcq_calc_type_info(r.type);
+        col->two = (uint8_t)(col->t != NULL && col->t->samples == 2);
+        col->type = r.type;
+        col->attrib = r.attrib;
+        col->scale = r.default_scale;
+        col->need = needs_of(col->t, r.type);
+        for (k = 0; k < NREL; k++)
+            col->rel[k] = col_needs(col, k) ? list_pos(b, cs->lidx, related_id(&r, k)) : NO_POS;
+    }
+    cs->ids = b->counter_ids;
+    cs->n = n;
+    cs->have = 1;
+    cs->ohave = 0;
+}
+
+/* Where each column's counter and its related counters sit in the older
+ * sample's list ob. */
+static void columns_older(colset *cs, const ccommon *cc, const pcq_block *ob)
+{
+    uint32_t j, k;
+    pcq_counter_reg r;
+    list_index(ob, cs->olidx);
+    for (j = 0; j < cs->n; j++) {
+        ccol *col = &cs->col[j];
+        col->opos = list_pos(ob, cs->olidx, col->id);
+        for (k = 0; k < NREL; k++) col->orel[k] = NO_POS;
+        if (col->need == 0 || PCQ_NEVER(pcq_counterset_counter(cc->info, col->index, &r) != PCQ_OK))
+            continue; /* index found by columns_make */
+        for (k = 0; k < NREL; k++)
+            if (col_needs(col, k)) col->orel[k] = list_pos(ob, cs->olidx, related_id(&r, k));
+    }
+    cs->oids = ob->counter_ids;
+    cs->ohave = 1;
+}
+
+/* ---- cooking -------------------------------------------------------------- */
+
+typedef struct cook_ctx {
+    ccommon cc;
+    csample nw, old;
+    const pcq_data *newer;
+    const pcq_data *older; /* NULL: one sample */
+    uint32_t *match;       /* not lockstep: older ordinal of each newer group */
+    int lockstep;          /* the samples list the same groups in the same order */
+    unsigned flags;
+    pcq_error *err;
+    colset cols;
+} cook_ctx;
 
 /* Related value k (base, time, frequency, multi) into s. A base counts as
  * present whatever its size (a bad size is a status of its own). */
@@ -893,215 +1423,28 @@ static void set_related(pcq_calc_sample *s, unsigned k, const cval *v)
     }
 }
 
-static uint32_t le32(const uint8_t *p)
+static void sample_clocks(const pcq_data *d, pcq_calc_sample *s)
 {
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-/* The first position of counter id in the list of block b (at most
- * COOK_COLS ids, read from its counter_ids view): the value group_find
- * would find. */
-static uint16_t first_pos(const pcq_block *b, uint32_t id)
-{
-    size_t k, n = b->counter_ids.len / 4;
-    for (k = 0; k < n; k++)
-        if (le32(b->counter_ids.ptr + 4 * k) == id)
-            return (uint16_t)k;
-    return NO_POS;
-}
-
-/* Whether column col looks up related counter k. */
-static int col_needs(const ccol *col, unsigned k)
-{
-    return ((unsigned)col->need >> k & 1u) != 0;
-}
-
-/* Related counter id k (base, PerfTimeId, PerfFreqId, MultiId) of r. */
-static uint32_t related_id(const pcq_counter_reg *r, unsigned k)
-{
-    return k == 0 ? r->base_counter_id : k == 1 ? r->perf_time_id
-         : k == 2 ? r->perf_freq_id : r->multi_id;
-}
-
-static int same_list(int have, pcq_bytes a, pcq_bytes b)
-{
-    return have && a.len == b.len && (a.ptr == b.ptr || memcmp(a.ptr, b.ptr, a.len) == 0);
-}
-
-/* The counter-info entry of counter id (the hint index first: values usually
- * come in the order of the counterset). 1 found, 0 not. */
-static int find_reg(const pcq_counterset_info *info, uint32_t id, uint32_t hint,
-                    pcq_counter_reg *r, uint32_t *index, cfuel *fuel)
-{
-    uint32_t i;
-    /* i < num_counters of a validated counterset-info: always found */
-    if (hint < info->set.num_counters &&
-        PCQ_ALWAYS(pcq_counterset_counter(info, hint, r) == PCQ_OK) &&
-        r->counter_id == id) {
-        *index = hint;
-        return 1;
-    }
-    for (i = 0; i < info->set.num_counters && burn(fuel); i++)
-        if (PCQ_ALWAYS(pcq_counterset_counter(info, i, r) == PCQ_OK) &&
-            r->counter_id == id) {
-            *index = i;
-            return 1;
-        }
-    return 0;
-}
-
-/* The columns of block b's counter list (the older list is made anew). */
-static void columns_make(colset *cs, const pcq_counterset_info *info, const pcq_block *b,
-                         cfuel *fuel)
-{
-    uint32_t j, k, n = b->num_counters;
-    pcq_counter_reg r;
-    for (j = 0; j < n; j++) {
-        ccol *col = &cs->col[j];
-        memset(col, 0, sizeof *col);
-        col->id = pcq_block_counter_id(b, j);
-        col->found = (uint8_t)find_reg(info, col->id, j, &r, &col->index, fuel);
-        if (!col->found)
-            continue;                 /* an error once a value gets here */
-        col->t = pcq_calc_type_info(r.type);
-        col->two = (uint8_t)(col->t != NULL && col->t->samples == 2);
-        col->type = r.type;
-        col->attrib = r.attrib;
-        col->scale = r.default_scale;
-        col->need = col->t != NULL ? col->t->needs : 0;
-        if (r.type == 0x20670500u)    /* PRECISION_OBJECT_TIMER: PerfTimeId, else the base */
-            col->need |= PCQ_CALC_NEEDS_BASE;
-        for (k = 0; k < NREL; k++)
-            col->rel[k] = col_needs(col, k) ? first_pos(b, related_id(&r, k)) : NO_POS;
-    }
-    cs->ids = b->counter_ids;
-    cs->n = n;
-    cs->have = 1;
-    cs->ohave = 0;
-}
-
-/* Where each column's counter and its related counters sit in the older
- * sample's block ob. */
-static void columns_older(colset *cs, const pcq_counterset_info *info, const pcq_block *ob)
-{
-    uint32_t j, k;
-    pcq_counter_reg r;
-    for (j = 0; j < cs->n; j++) {
-        ccol *col = &cs->col[j];
-        col->opos = first_pos(ob, col->id);
-        for (k = 0; k < NREL; k++)
-            col->orel[k] = NO_POS;
-        if (col->need == 0 ||
-            PCQ_NEVER(pcq_counterset_counter(info, col->index, &r) != PCQ_OK))  /* index found */
-            continue;
-        for (k = 0; k < NREL; k++)
-            if (col_needs(col, k))
-                col->orel[k] = first_pos(ob, related_id(&r, k));
-    }
-    cs->oids = ob->counter_ids;
-    cs->ohave = 1;
-}
-
-/* A related counter of g's instance in sample d: first in g itself, then (when
- * the sample has single-counter blocks) in any group of the same instance. */
-static int find_related(const cook_ctx *c, const pcq_data *d, int loose, const cgroup *g,
-                        uint32_t id, pcq_value *out)
-{
-    gwalk w;
-    cgroup o;
-    int rc = group_find(d, g, id, out, c->fuel);
-    if (rc != 0 || !loose)
-        return rc;
-    gwalk_begin(&w, d, c->ids, c->n_ids, c->multi_set, c->info, c->fuel);
-    while ((rc = gwalk_next(&w, &o, c->err)) == 1)
-        if (same_instance(g, &o) && (rc = group_find(d, &o, id, out, c->fuel)) != 0)
-            return rc;
-    return rc;
-}
-
-/* How many groups before g (in its own sample d) have the same identity. */
-static int occurrence(const cook_ctx *c, const pcq_data *d, const cgroup *g, uint32_t *occ)
-{
-    gwalk w;
-    cgroup o;
-    int rc;
-    *occ = 0;
-    gwalk_begin(&w, d, c->ids, c->n_ids, c->multi_set, c->info, c->fuel);
-    for (;;) {
-        /* g itself is one of d's groups: the walk meets it unless the work
-         * runs out (then any count will do, the cook's rows are dropped) */
-        rc = gwalk_next(&w, &o, c->err);
-        if (rc != 1) return rc;
-        if (o.block_index == g->block_index && o.inst_offset == g->inst_offset)
-            return 0;
-        if (same_group(g, &o))
-            (*occ)++;
-    }
-}
-
-/* The group of the older sample that matches g of the newer: 1, 0, or < 0.
- * First the group right after the previous match (instances usually keep
- * their order: O(1)); else a scan for the same occurrence of the same
- * (InstanceId, name) (O(groups)). */
-static int match_older(cook_ctx *c, const cgroup *g, cgroup *og)
-{
-    gwalk w = c->hint;
-    uint32_t occ, seen = 0;
-    int rc = gwalk_next(&w, og, c->err);
-    if (PCQ_NEVER(rc < 0))            /* a validated buffer */
-        return rc;
-    if (rc == 1 && same_group(g, og)) {
-        c->hint = w;
-        return 1;
-    }
-    if (PCQ_NEVER((rc = occurrence(c, c->newer, g, &occ)) < 0))
-        return rc;
-    gwalk_begin(&w, c->older, c->ids, c->n_ids, c->multi_set, c->info, c->fuel);
-    while ((rc = gwalk_next(&w, og, c->err)) == 1) {
-        if (same_group(g, og) && seen++ == occ) {
-            c->hint = w;
-            return 1;
-        }
-    }
-    return rc;
-}
-
-/* A sample of counter r (value v) in group g of sample d, with its related values. */
-static int fill_sample(const cook_ctx *c, const pcq_data *d, int loose, const cgroup *g,
-                       const pcq_counter_reg *r, const pcq_value *v, pcq_calc_sample *s)
-{
-    const pcq_calc_type *t = pcq_calc_type_info(r->type);
-    unsigned need = t != NULL ? t->needs : 0, k;
-    pcq_value rv;
-    cval x;
-    int rc;
-
     memset(s, 0, sizeof *s);
-    to_cval(v, &x);
-    s->value = x.u64;
-    s->value_size = x.size;
     s->time = d->perf_time_stamp;
     s->time_100ns = d->perf_time_100nsec;
     s->freq = d->perf_freq;
-    if (r->type == 0x20670500u)       /* PRECISION_OBJECT_TIMER: PerfTimeId, else the base */
-        need |= PCQ_CALC_NEEDS_BASE;
-    for (k = 0; k < NREL; k++) {
-        if (!(need >> k & 1u) || (rc = find_related(c, d, loose, g, related_id(r, k), &rv)) == 0)
-            continue;
-        if (PCQ_NEVER(rc < 0))        /* a validated buffer */
-            return rc;
-        to_cval(&rv, &x);
-        set_related(s, k, &x);
-    }
-    return 0;
 }
 
 /* Where a value's counter id travels, for the error offset. */
 static size_t id_offset(const pcq_data *d, const cgroup *g, uint32_t j)
 {
-    if (g->blk.type == PCQ_PERF_MULTI_COUNTERS || g->blk.type == PCQ_PERF_COUNTERSET)
-        return (size_t)(g->blk.counter_ids.ptr - d->buf) + (size_t)j * 4;
+    if (!g->single) return (size_t)(g->blk.counter_ids.ptr - d->buf) + (size_t)j * 4;
     return g->blk.offset;
+}
+
+/* §2.2.4.2: a PERF_SAMPLE_BASE value "MUST be greater than 0". The data
+ * buffer does not say which value is one; the cook, with the counterset's
+ * types, does, and notes it on the row (docs/validation.md). */
+static void base_zero(pcq_calc_row *row, uint64_t value)
+{
+    if (row->type == 0x40030401u && value == 0) /* PERF_SAMPLE_BASE */
+        row->notes |= PCQ_CALC_NOTE_BASE_ZERO;
 }
 
 /* A row's fields that come from its group and value. */
@@ -1117,292 +1460,200 @@ static void row_start(pcq_calc_row *row, const cgroup *g, uint32_t id, size_t of
     row->offset = offset;
 }
 
-/* One row per value of group g; og: the matching older group or NULL. The
- * general path: every lookup is a scan (blocks of type 1 and 4, long lists). */
-static int cook_group(cook_ctx *c, const cgroup *g, const cgroup *og, pcq_calc_row *rows,
-                      size_t *n)
-{
-    gvit v, ov;
-    pcq_value val, oval;
-    pcq_counter_reg r;
-    pcq_calc_sample ns, os;
-    uint32_t id = 0, oid = 0, index = 0, j = 0;
-    int rc, have_old;
-
-    gv_begin(c->newer, g, &v);
-    if (og != NULL)
-        gv_begin(c->older, og, &ov);
-    for (; (rc = gv_next(&v, g, &id, &val)) == 1; j++) {
-        pcq_calc_row *row = &rows[*n];
-        if (!find_reg(c->info, id, j, &r, &index, c->fuel))
-            return cook_fail(c->err, PCQ_ERR_INVALID_ARG, id_offset(c->newer, g, j),
-                             "counter id not in the counterset-info");
-        /* The buffers are validated: no walk below can fail. */
-        if (PCQ_NEVER((rc = fill_sample(c, c->newer, c->loose_new, g, &r, &val, &ns)) < 0))
-            return rc;
-        /* The older group's value at the same place when the lists agree
-         * there (they usually do), else a search. */
-        have_old = og != NULL && ((rc = gv_next(&ov, og, &oid, &oval)) == 1 && oid == id);
-        if (og != NULL && !have_old)
-            have_old = (rc = group_find(c->older, og, id, &oval, c->fuel)) == 1;
-        if (PCQ_NEVER(rc < 0))
-            return rc;
-        if (have_old &&
-            PCQ_NEVER((rc = fill_sample(c, c->older, c->loose_old, og, &r, &oval, &os)) < 0))
-            return rc;
-        row_start(row, g, id, val.offset);
-        row->type = r.type;
-        row->info_index = index;
-        row->attrib = r.attrib;
-        row->status = pcq_calc_value(r.type, r.default_scale, have_old ? &os : NULL, &ns,
-                                     c->flags, &row->value, &row->notes);
-        (*n)++;
-    }
-    return rc;
-}
-
-/* The values of group g (n at most) into v through the iterator: *m of them,
- * then how the walk ended (*rc: 0, or the iterator's error at value *m). */
-static void read_iter(const pcq_data *d, const cgroup *g, uint32_t n, cval *v, uint32_t *m,
-                      int *rc)
+/* The values of listed group g into v (at most n of them); how many. */
+static uint32_t read_group(const pcq_data *d, const cgroup *g, uint32_t n, cval *v)
 {
     gvit it;
-    pcq_value x;
-    uint32_t id;
+    uint32_t id, k;
     gv_begin(d, g, &it);
-    *m = 0;
-    while ((*rc = gv_next(&it, g, &id, &x)) == 1) {
-        /* Cannot be: the iterator counts n values. The loop runs only when
-         * read_group's in-place read failed, which it cannot (see there). */
-        if (PCQ_NEVER(*m == n)) {
-            *rc = 0;
-            break;
-        }
-        to_cval(&x, &v[(*m)++]);
-    }
+    for (k = 0; k < n && gv_next(&it, g, &id, &v[k]) == 1; k++)
+        ;
+    return k;
 }
 
-/* _PERF_COUNTER_DATA (§2.2.4.9): dwDataSize, dwSize (>= 8, covers the
- * structure and its value), then the value. */
-enum { CD_DATA_SIZE = 0, CD_SIZE = 4, CD_HEADER = 8 };
-
-/* Values 1..n-1 of group g in place, after the first (x, from the iterator):
- * each value starts where the previous one's dwSize ends, the chain the
- * iterator follows. 1 when every one passes the decoder's checks inside the
- * block (the walk that found g has just made them), else 0. */
-static int read_in_place(const pcq_data *d, const cgroup *g, uint32_t n, const pcq_value *x,
-                         cval *v)
+/* The related values col needs, into s: at positions rel of the group's
+ * values v (m of them); one outside the group, in a loose sample, from its
+ * index (the first in wire order of the group's instance). */
+static void col_related(const csample *smp, uint32_t ordinal, const cval *v, uint32_t m, const ccol *col,
+                        const uint32_t *rel, const pcq_counterset_info *info, pcq_calc_sample *s)
 {
-    const uint8_t *b = d->buf;
-    size_t at = x->offset + x->size, end = g->blk.offset + g->blk.size;
-    uint32_t j, ds, sz;
-    /* The decoder has made each of these checks on every value: none fails. */
-    if (PCQ_NEVER(end < g->blk.offset || end > d->buf_len || at < x->offset))
-        return 0;
-    for (j = 1; j < n; j++) {
-        if (PCQ_NEVER(at > end || end - at < CD_HEADER))
-            return 0;
-        ds = le32(b + at + CD_DATA_SIZE);
-        sz = le32(b + at + CD_SIZE);
-        if (PCQ_NEVER(sz < CD_HEADER || sz > end - at || ds > sz - CD_HEADER))
-            return 0;
-        v[j].u64 = ds == 4 ? le32(b + at + CD_HEADER)
-                 : ds == 8 ? le32(b + at + CD_HEADER) | (uint64_t)le32(b + at + 12) << 32 : 0;
-        v[j].size = ds == 4 || ds == 8 ? (uint8_t)ds : 0xFFu;
-        v[j].offset = (uint32_t)at;
-        at += sz;
-    }
-    /* Block values end with the block (IT_EXACT): 8 bytes more are an error. */
-    return g->blk.type != PCQ_PERF_MULTI_COUNTERS || PCQ_ALWAYS(end - at < 8);
-}
-
-/* The values of group g (n at most) into v: *m of them, then how the walk
- * ended (*rc), as read_iter says. The first value comes from the iterator,
- * the rest are read in place; anything unexpected reads them all again
- * through the iterator, which then says what is wrong. */
-static void read_group(const pcq_data *d, const cgroup *g, uint32_t n, cval *v, uint32_t *m,
-                       int *rc)
-{
-    pcq_iter it;
-    pcq_value x;
-    if (n > 0 && (g->blk.type == PCQ_PERF_MULTI_COUNTERS || g->blk.type == PCQ_PERF_COUNTERSET)) {
-        if (g->blk.type == PCQ_PERF_MULTI_COUNTERS)
-            pcq_block_values(d, &g->blk, &it);
-        else
-            pcq_instance_values(d, &g->inst, &it);
-        /* n > 0 values, validated by the decoder: both always hold. */
-        if (PCQ_ALWAYS(pcq_values_next(&it, &x) == 1 && read_in_place(d, g, n, &x, v))) {
-            to_cval(&x, &v[0]);
-            *m = n;
-            *rc = 0;
-            return;
-        }
-    }
-    read_iter(d, g, n, v, m, rc);
-}
-
-/* The value at position p of a group read as above, as group_find would meet
- * it scanning from the first value: 1 (*out set), 0 absent, or the error the
- * walk ran into before getting there. */
-static int at_pos(const cval *v, uint32_t m, int rc, uint16_t p, const cval **out)
-{
-    if (p != NO_POS &&
-        PCQ_ALWAYS(p < m)) {          /* m: every value (the read cannot fail) */
-        *out = &v[p];
-        return 1;
-    }
-    return PCQ_NEVER(rc < 0) ? rc : 0;
-}
-
-/* One group of one sample, read once: its values and how the walk ended. */
-typedef struct cread {
-    const pcq_data *d;
-    const cgroup *g;
-    int loose;
-    cval v[COOK_COLS];
-    uint32_t m;
-    int rc;
-} cread;
-
-/* Reads group g of sample d into r, and sets s up as a sample of it with
- * its clocks and nothing else: the value and the related values are set
- * per column. */
-static void cread_group(cread *r, const pcq_data *d, const cgroup *g, int loose,
-                        pcq_calc_sample *s)
-{
-    r->d = d;
-    r->g = g;
-    r->loose = loose;
-    read_group(d, g, g->blk.num_counters, r->v, &r->m, &r->rc);
-    memset(s, 0, sizeof *s);
-    s->time = d->perf_time_stamp;
-    s->time_100ns = d->perf_time_100nsec;
-    s->freq = d->perf_freq;
-}
-
-/* The related values col_related set, gone again before the next column. */
-static void clear_related(pcq_calc_sample *s)
-{
-    s->base = s->obj_time = s->obj_freq = s->multi = 0;
-    s->base_size = 0;
-    s->have = 0;
-}
-
-/* The related values column col needs, into s: at positions rel of group r;
- * one outside the group is looked for as find_related does when the sample
- * has blocks of type 1 or 4. */
-static int col_related(const cook_ctx *c, const cread *r, const ccol *col, const uint16_t *rel,
-                       pcq_calc_sample *s)
-{
+    pcq_counter_reg reg;
     unsigned k;
+    cval x;
     for (k = 0; k < NREL; k++) {
-        const cval *y = NULL;
-        pcq_counter_reg reg;
-        pcq_value pv;
-        cval tmp;
-        int rc;
-        if (!col_needs(col, k))
+        if (!col_needs(col, k)) continue;
+        if (rel[k] != NO_POS && PCQ_ALWAYS(rel[k] < m)) { /* m: every value of the list */
+            set_related(s, k, &v[rel[k]]);
             continue;
-        rc = at_pos(r->v, r->m, r->rc, rel[k], &y);
-        if (rc == 0 && r->loose &&
-            PCQ_ALWAYS(pcq_counterset_counter(c->info, col->index, &reg) == PCQ_OK) &&
-            (rc = find_related(c, r->d, 1, r->g, related_id(&reg, k), &pv)) == 1) {
-            to_cval(&pv, &tmp);
-            y = &tmp;
         }
-        if (PCQ_NEVER(rc < 0))        /* a validated buffer */
-            return rc;
-        if (rc == 1)
-            set_related(s, k, y);
+        if (smp->loose && PCQ_ALWAYS(pcq_counterset_counter(info, col->index, &reg) == PCQ_OK) &&
+            find_loose(smp, ordinal, related_id(&reg, k), &x))
+            set_related(s, k, &x);
+    }
+}
+
+/* Cooks listed group g (newer ordinal gi) against og (older ordinal ogi), by
+ * columns: each group's values read once, every lookup an index into them. */
+static int cook_columns(cook_ctx *c, const cgroup *g, uint32_t gi, const cgroup *og, uint32_t ogi,
+                        pcq_calc_row *rows, size_t *n)
+{
+    colset *cs = &c->cols;
+    pcq_calc_sample ns, os;
+    pcq_calc_row tmpl;
+    uint32_t j, m, om = 0;
+    if (!same_list(cs->have, cs->ids, g->blk.counter_ids)) columns_make(cs, &c->cc, &g->blk);
+    if (og != NULL && !same_list(cs->ohave, cs->oids, og->blk.counter_ids))
+        columns_older(cs, &c->cc, &og->blk);
+    m = read_group(c->nw.d, g, cs->n, cs->nv);
+    if (og != NULL) om = read_group(c->older, og, og->blk.num_counters, cs->ov);
+    sample_clocks(c->nw.d, &ns);
+    if (og != NULL) sample_clocks(c->older, &os);
+    row_start(&tmpl, g, 0, 0);
+    for (j = 0; j < m; j++) {
+        const ccol *col = &cs->col[j];
+        pcq_calc_row *row = &rows[*n];
+        int have_old;
+        if (!col->found)
+            return pcq_error_set(c->err, PCQ_ERR_INVALID_ARG, id_offset(c->nw.d, g, j),
+                                 "counter id not in the counterset-info");
+        ns.value = cs->nv[j].u64;
+        ns.value_size = cs->nv[j].size;
+        if (col->need) col_related(&c->nw, gi, cs->nv, m, col, col->rel, c->cc.info, &ns);
+        /* A one-sample type never looks at the older sample: it is built
+         * only to look up its related counters. */
+        have_old = og != NULL && col->opos != NO_POS && PCQ_ALWAYS(col->opos < om) && (col->two || col->need);
+        if (have_old) {
+            os.value = cs->ov[col->opos].u64;
+            os.value_size = cs->ov[col->opos].size;
+            if (col->need) col_related(&c->old, ogi, cs->ov, om, col, col->orel, c->cc.info, &os);
+        }
+        *row = tmpl;
+        row->counter_id = col->id;
+        row->offset = cs->nv[j].offset;
+        row->type = col->type;
+        row->info_index = col->index;
+        row->attrib = col->attrib;
+        row->status = calc_eval(col->t, col->scale, have_old ? &os : NULL, &ns, c->flags, &row->value,
+                                &row->notes);
+        base_zero(row, ns.value);
+        ns.have = os.have = 0; /* the related values go with the column */
+        ns.base_size = os.base_size = 0;
+        (*n)++;
     }
     return 0;
 }
 
-/* cook_group by columns: each instance's values are read once per sample
- * and every lookup is an index into them. Same rows, statuses and errors. */
-static int cook_columns(cook_ctx *c, const cgroup *g, const cgroup *og, pcq_calc_row *rows,
-                        size_t *n)
+/* One sample of single group g (ordinal gi) of counter r: its value, and
+ * its related values (the value itself when it is one, else from the loose
+ * index: a single group only exists in a loose sample). */
+static void single_sample(const csample *smp, const pcq_data *d, uint32_t gi, const cval *v,
+                          const pcq_counter_reg *r, pcq_calc_sample *s)
 {
-    cread nr, orr;
-    pcq_calc_sample ns, os;
-    pcq_calc_row tmpl;
-    uint32_t j;
-    int rc;
-
-    cread_group(&nr, c->newer, g, c->loose_new, &ns);
-    if (og != NULL)
-        cread_group(&orr, c->older, og, c->loose_old, &os);
-    row_start(&tmpl, g, 0, 0);
-    for (j = 0; j < nr.m; j++) {
-        const ccol *col = &c->cols.col[j];
-        const cval *ox = NULL;
-        pcq_calc_row *row = &rows[*n];
-        int have_old = 0;
-        if (!col->found)
-            return cook_fail(c->err, PCQ_ERR_INVALID_ARG, id_offset(c->newer, g, j),
-                             "counter id not in the counterset-info");
-        ns.value = nr.v[j].u64;
-        ns.value_size = nr.v[j].size;
-        /* The buffers are validated: no read below can fail. */
-        if (col->need != 0 && PCQ_NEVER((rc = col_related(c, &nr, col, col->rel, &ns)) < 0))
-            return rc;
-        if (og != NULL &&
-            PCQ_NEVER((have_old = at_pos(orr.v, orr.m, orr.rc, col->opos, &ox)) < 0))
-            return have_old;
-        /* A one-sample type never looks at the older sample: it is built
-         * only to look up its related counters (which may still fail). */
-        have_old = have_old && (col->two || col->need != 0);
-        if (have_old) {
-            os.value = ox->u64;
-            os.value_size = ox->size;
-            if (col->need != 0 &&
-                PCQ_NEVER((rc = col_related(c, &orr, col, col->orel, &os)) < 0))
-                return rc;
-        }
-        *row = tmpl;
-        row->counter_id = col->id;
-        row->offset = nr.v[j].offset;
-        row->type = col->type;
-        row->info_index = col->index;
-        row->attrib = col->attrib;
-        row->status = calc_eval(col->t, col->scale, have_old ? &os : NULL, &ns, c->flags,
-                                &row->value, &row->notes);
-        if (col->need != 0) {
-            clear_related(&ns);
-            clear_related(&os);
-        }
-        (*n)++;
+    const pcq_calc_type *t = pcq_calc_type_info(r->type);
+    unsigned need = needs_of(t, r->type), k;
+    cval x;
+    sample_clocks(d, s);
+    s->value = v->u64;
+    s->value_size = v->size;
+    for (k = 0; k < NREL; k++) {
+        uint32_t id = related_id(r, k);
+        if (!(need >> k & 1u)) continue;
+        if (id == r->counter_id)
+            set_related(s, k, v);
+        else if (find_loose(smp, gi, id, &x))
+            set_related(s, k, &x);
     }
-    return nr.rc;
 }
 
-/* Cooks group g: by columns when its list (and og's) fits, making the
- * columns when the list is not the one of the previous group. */
-static int cook_any(cook_ctx *c, const cgroup *g, const cgroup *og, pcq_calc_row *rows,
-                    size_t *n)
+/* Cooks single group g (a type 1 block, or an instance of a type 4 block). */
+static int cook_single(cook_ctx *c, const cgroup *g, uint32_t gi, const cgroup *og, uint32_t ogi,
+                       pcq_calc_row *rows, size_t *n)
 {
-    colset *cs = &c->cols;
-    int listed = g->blk.type == PCQ_PERF_MULTI_COUNTERS || g->blk.type == PCQ_PERF_COUNTERSET;
-    if (!listed || g->blk.num_counters > COOK_COLS ||
-        (og != NULL && (og->blk.type != g->blk.type || og->blk.num_counters > COOK_COLS)))
-        return cook_group(c, g, og, rows, n);
-    if (!same_list(cs->have, cs->ids, g->blk.counter_ids))
-        columns_make(cs, c->info, &g->blk, c->fuel);
-    if (og != NULL && !same_list(cs->ohave, cs->oids, og->blk.counter_ids))
-        columns_older(cs, c->info, &og->blk);
-    return cook_columns(c, g, og, rows, n);
+    pcq_calc_row *row = &rows[*n];
+    pcq_counter_reg r;
+    pcq_calc_sample ns, os;
+    gvit it;
+    cval v, ov;
+    uint32_t id, index;
+    gv_begin(c->nw.d, g, &it);
+    gv_next(&it, g, &id, &v);
+    if (!find_reg(&c->cc, id, 0, &r, &index))
+        return pcq_error_set(c->err, PCQ_ERR_INVALID_ARG, id_offset(c->nw.d, g, 0),
+                             "counter id not in the counterset-info");
+    single_sample(&c->nw, c->nw.d, gi, &v, &r, &ns);
+    if (og != NULL) { /* the same counter: same_group */
+        gv_begin(c->older, og, &it);
+        gv_next(&it, og, &id, &ov);
+        single_sample(&c->old, c->older, ogi, &ov, &r, &os);
+    }
+    row_start(row, g, g->one_id, v.offset);
+    row->type = r.type;
+    row->info_index = index;
+    row->attrib = r.attrib;
+    row->status = calc_eval(pcq_calc_type_info(r.type), r.default_scale, og != NULL ? &os : NULL, &ns,
+                            c->flags, &row->value, &row->notes);
+    base_zero(row, ns.value);
+    (*n)++;
+    return 0;
 }
 
-/* Name order of two leaders (both with an instance): first counter id, name
- * length, name bytes. 0 iff they stand for the same counters under the same
- * name (a PERF_COUNTERSET block lists the same counters for every instance;
- * a single-counter group has just the one). */
+/* Cooks every group of the newer sample into rows (*n of them so far); the
+ * first row of each group keeps the group's length in instances_used, for
+ * name#n. */
+static int cook_groups(cook_ctx *c, pcq_calc_row *rows, size_t *n)
+{
+    gwalk w, ow;
+    cgroup g, og;
+    uint32_t i;
+    int rc, found;
+    gwalk_begin(&w, c->nw.d, &c->cc);
+    if (c->lockstep) gwalk_begin(&ow, c->older, &c->cc);
+    for (i = 0; gwalk_next(&w, &g) == 1; i++) {
+        size_t first = *n;
+        uint32_t oi = i;
+        found = 0;
+        if (c->older != NULL && c->lockstep) {
+            found = PCQ_ALWAYS(gwalk_next(&ow, &og) == 1); /* as many groups, the same ones */
+        } else if (c->older != NULL && (oi = c->match[i]) != NO_POS) {
+            group_at(c->older, &c->cc, &c->old.refs[oi], &og);
+            found = 1;
+        }
+        rc = g.single ? cook_single(c, &g, i, found ? &og : NULL, oi, rows, n)
+                      : cook_columns(c, &g, i, found ? &og : NULL, oi, rows, n);
+        if (rc < 0) return rc;
+        if (*n > first) rows[first].instances_used = (uint32_t)(*n - first);
+    }
+    return 0;
+}
+
+/* Whether the two samples list the same groups in the same order (the
+ * common case: then the i-th matches the i-th, and no index is needed). */
+static int lockstep(const pcq_data *nw, const pcq_data *old, const ccommon *cc)
+{
+    gwalk a, b;
+    cgroup x, y;
+    int ra, rb;
+    gwalk_begin(&a, nw, cc);
+    gwalk_begin(&b, old, cc);
+    for (;;) {
+        ra = gwalk_next(&a, &x);
+        rb = gwalk_next(&b, &y);
+        if (ra != rb) return 0;
+        if (ra == 0) return 1;
+        if (!same_group(&x, &y)) return 0;
+    }
+}
+
+/* Name order of two leaders (both with an instance): first counter id, the
+ * group's length, name length, name bytes. 0 iff they stand for the same
+ * counters under the same name (a PERF_COUNTERSET block lists the same
+ * counters for every instance; a single-counter group has just the one, and
+ * is no duplicate of an instance whose list starts with it: formulas.md). */
 static int name_cmp(const pcq_calc_row *a, const pcq_calc_row *b)
 {
-    if (a->counter_id != b->counter_id)
-        return a->counter_id < b->counter_id ? -1 : 1;
-    if (a->instance.len != b->instance.len)
-        return a->instance.len < b->instance.len ? -1 : 1;
+    if (a->counter_id != b->counter_id) return a->counter_id < b->counter_id ? -1 : 1;
+    if (a->instances_used != b->instances_used) return a->instances_used < b->instances_used ? -1 : 1;
+    if (a->instance.len != b->instance.len) return a->instance.len < b->instance.len ? -1 : 1;
     return a->instance.len == 0 ? 0 : memcmp(a->instance.ptr, b->instance.ptr, a->instance.len);
 }
 
@@ -1413,12 +1664,11 @@ static uint32_t name_hash(const pcq_calc_row *r)
     size_t n = r->instance.len, i;
     uint64_t h = 0x9E3779B97F4A7C15u ^ r->counter_id, w;
     for (i = 0; i + 8 <= n; i += 8) {
-        memcpy(&w, p + i, 8);         /* host order: the hash only sorts into buckets */
+        memcpy(&w, p + i, 8); /* host order: the hash only sorts into buckets */
         h = (h ^ w) * 0xFF51AFD7ED558CCDu;
         h ^= h >> 32;
     }
-    for (w = 0; i < n; i++)
-        w = w << 8 | p[i];
+    for (w = 0; i < n; i++) w = w << 8 | p[i];
     h = (h ^ w ^ (uint64_t)n << 56) * 0xC4CEB9FE1A85EC53u;
     return (uint32_t)(h >> 32);
 }
@@ -1448,8 +1698,7 @@ static void link_set(pcq_calc_row *rows, size_t k, size_t next)
 static int numbered_before(const pcq_calc_row *rows, size_t a, size_t b)
 {
     int c = name_cmp(&rows[a - 1], &rows[b - 1]);
-    if (c != 0)
-        return c < 0;
+    if (c != 0) return c < 0;
     return rows[a - 1].instance_id < rows[b - 1].instance_id ||
            (rows[a - 1].instance_id == rows[b - 1].instance_id && a < b);
 }
@@ -1472,8 +1721,7 @@ static size_t merge_lists(pcq_calc_row *rows, size_t a, size_t b)
         tail = k;
     }
     /* sort_list merges two lists of one leader or more: the loop ran. */
-    if (PCQ_NEVER(tail == 0))
-        return a != 0 ? a : b;
+    if (PCQ_NEVER(tail == 0)) return a != 0 ? a : b;
     link_set(rows, tail, a != 0 ? a : b);
     return head;
 }
@@ -1482,7 +1730,7 @@ static size_t merge_lists(pcq_calc_row *rows, size_t a, size_t b)
 static size_t sort_list(pcq_calc_row *rows, size_t head)
 {
     size_t slow = head, fast, second;
-    if (PCQ_NEVER(head == 0) ||       /* a list holds its first leader */
+    if (PCQ_NEVER(head == 0) || /* a list holds its first leader */
         link_next(rows, head) == 0)
         return head;
     for (fast = link_next(rows, head); fast != 0 && link_next(rows, fast) != 0;
@@ -1522,15 +1770,13 @@ static void number_hashed(pcq_calc_row *rows, size_t n)
 {
     size_t i, b;
     for (i = 0; i < n; i += group_len(rows, i)) {
-        if (!rows[i].has_instance)
-            continue;
+        if (!rows[i].has_instance) continue;
         b = bucket_of(&rows[i], n);
         link_set(rows, i + 1, rows[b].aggregate_func);
         rows[b].aggregate_func = (uint32_t)(i + 1);
     }
     for (i = 0; i < n; i += group_len(rows, i)) {
-        if (!rows[i].has_instance)
-            continue;
+        if (!rows[i].has_instance) continue;
         b = bucket_of(&rows[i], n);
         if (rows[b].aggregate_func != 0) {
             number_bucket(rows, rows[b].aggregate_func);
@@ -1570,15 +1816,14 @@ static void number_duplicates(pcq_calc_row *rows, size_t n)
         len = group_len(rows, i);
         rows[i].instances_used = 0;
         rows[i].is_aggregate = 0;
-        for (k = 1; rows[i].dup_index != 0 && k < len; k++)
-            rows[i + k].dup_index = rows[i].dup_index;
+        for (k = 1; rows[i].dup_index != 0 && k < len; k++) rows[i + k].dup_index = rows[i].dup_index;
     }
 }
 
 static int aggregates(const pcq_counterset_info *info)
 {
     uint32_t t = info->set.instance_type;
-    return t == 0x4u || t == 0x6u || t == 0xCu;   /* §2.2.4.1 */
+    return t == 0x4u || t == 0x6u || t == 0xCu; /* §2.2.4.1 */
 }
 
 static int aggregate_counter(const pcq_counter_reg *r)
@@ -1588,8 +1833,7 @@ static int aggregate_counter(const pcq_counter_reg *r)
 
 /* The aggregate row of counter i, before any instance is added: its value
  * field holds the running total, min or max, instances_used the count. */
-static void aggregate_begin(uint32_t i, const pcq_counter_reg *r, unsigned flags,
-                            pcq_calc_row *out)
+static void aggregate_begin(uint32_t i, const pcq_counter_reg *r, unsigned flags, pcq_calc_row *out)
 {
     int st = pcq_calc_value(r->type, 0, NULL, NULL, flags | PCQ_CALC_NOSCALE, NULL, NULL);
     memset(out, 0, sizeof *out);
@@ -1608,8 +1852,7 @@ static void aggregate_add(pcq_calc_row *out, double v)
 {
     /* A type whose aggregate is not OK from the start (unknown, text, base)
      * gives no instance row an OK status, and only those are added. */
-    if (PCQ_NEVER(out->status != PCQ_CALC_OK))
-        return;
+    if (PCQ_NEVER(out->status != PCQ_CALC_OK)) return;
     if (out->instances_used == 0 || out->aggregate_func <= 2)
         out->value = out->instances_used == 0 ? v : out->value + v;
     else if (out->aggregate_func == 3 ? v < out->value : v > out->value)
@@ -1620,13 +1863,10 @@ static void aggregate_add(pcq_calc_row *out, double v)
 static void aggregate_end(pcq_calc_row *out)
 {
     double acc = out->value;
-    if (out->status == PCQ_CALC_OK && out->instances_used == 0)
-        out->status = PCQ_CALC_NO_INSTANCE;
-    if (out->status == PCQ_CALC_OK && out->aggregate_func == 2)
-        acc /= (double)out->instances_used;
+    if (out->status == PCQ_CALC_OK && out->instances_used == 0) out->status = PCQ_CALC_NO_INSTANCE;
+    if (out->status == PCQ_CALC_OK && out->aggregate_func == 2) acc /= (double)out->instances_used;
     /* Fewer than 2^29 values of less than 2^180 each: the sum is finite. */
-    if (out->status == PCQ_CALC_OK && PCQ_NEVER(!isfinite(acc)))
-        out->status = PCQ_CALC_OUT_OF_RANGE;
+    if (out->status == PCQ_CALC_OK && PCQ_NEVER(!isfinite(acc))) out->status = PCQ_CALC_OUT_OF_RANGE;
     out->value = out->status == PCQ_CALC_OK && acc != 0.0 ? acc : 0.0;
 }
 
@@ -1636,8 +1876,7 @@ static void aggregate_end(pcq_calc_row *out)
 static int aggregate_find(const pcq_calc_row *agg, size_t na, uint32_t i, size_t *a)
 {
     size_t lo = 0, hi = na;
-    if (*a < na && agg[*a].info_index == i)
-        return 1;
+    if (*a < na && agg[*a].info_index == i) return 1;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
         if (agg[mid].info_index == i) {
@@ -1655,19 +1894,17 @@ static int aggregate_find(const pcq_calc_row *agg, size_t na, uint32_t i, size_t
 /* Aggregate rows after the n instance rows, one per aggregating counter in
  * counter-info order, each combining the instance rows of its counter whose
  * status is OK, in row order: one pass over the rows for all of them. */
-static size_t aggregate_rows(const pcq_counterset_info *info, unsigned flags, pcq_calc_row *rows,
-                             size_t n)
+static size_t aggregate_rows(const pcq_counterset_info *info, unsigned flags, pcq_calc_row *rows, size_t n)
 {
     pcq_calc_row *agg;
     pcq_counter_reg r;
     size_t na = 0, k, a = 0;
     uint32_t i;
     for (i = 0; i < info->set.num_counters; i++)
-        if (PCQ_ALWAYS(pcq_counterset_counter(info, i, &r) == PCQ_OK) &&  /* validated */
+        if (PCQ_ALWAYS(pcq_counterset_counter(info, i, &r) == PCQ_OK) && /* validated */
             aggregate_counter(&r))
             aggregate_begin(i, &r, flags, &rows[n + na++]);
-    if (na == 0)
-        return 0;                     /* rows may be NULL: nothing was needed */
+    if (na == 0) return 0; /* rows may be NULL: nothing was needed */
     agg = rows + n;
     for (k = 0; k < n; k++) {
         if (!rows[k].has_instance || rows[k].status != PCQ_CALC_OK ||
@@ -1676,183 +1913,246 @@ static size_t aggregate_rows(const pcq_counterset_info *info, unsigned flags, pc
         aggregate_add(&agg[a], rows[k].value);
         a++;
     }
-    for (a = 0; a < na; a++)
-        aggregate_end(&agg[a]);
+    for (a = 0; a < na; a++) aggregate_end(&agg[a]);
     return na;
 }
 
-/* Whether block i of w's sample has a counter: an identifier, or counter i. */
-static int block_has_counter(const gwalk *w, uint32_t i)
-{
-    uint32_t id;
-    return ident_for_block(w, i) != NULL || counter_for_block(w, i, &id);
-}
+/* ---- the plan: rows and working memory, from the block headers ------------ */
 
-/* Rows of block b (index i) of w's sample, from its headers alone: a block of
- * instances holds instances x values-per-instance values (every value takes
- * 8 bytes or more, so a count beyond size / 8 is walked instead). Whether it
- * holds groups of type 1 or 4 goes to *loose; a block without a counter fails
- * as gwalk_next fails on its first group. */
-static int block_rows(const gwalk *w, const pcq_block *b, uint32_t i, size_t *rows, int *loose,
-                      pcq_error *err)
+/* Groups and values of sample d, counting every block of type 1 or 4 as
+ * if it had a counter (an upper bound), and its longest list; whether it
+ * may be loose. No lookup: the indexes do not exist yet. */
+static void plan_scan(const pcq_data *d, size_t *groups, size_t *values, int *loose, uint32_t *max_list)
 {
-    uint32_t per = b->type == PCQ_PERF_COUNTERSET ? b->num_counters : 1;
-    switch (b->type) {
-    case PCQ_PERF_SINGLE_COUNTER:
-        if (!block_has_counter(w, i))
-            return cook_fail(err, PCQ_ERR_INVALID_ARG, b->offset,
-                             "PERF_SINGLE_COUNTER block without an identifier");
-        *loose = 1;
-        *rows += 1;
-        return 0;
-    case PCQ_PERF_MULTI_COUNTERS:
-        *rows += b->num_counters;
-        return 0;
-    case PCQ_PERF_MULTI_INSTANCES:
-    case PCQ_PERF_COUNTERSET:
-        /* The decoder has walked every instance and value of the block: its
-         * counts are right, and each value takes 8 bytes or more. */
-        if (PCQ_NEVER((uint64_t)b->num_instances * per > b->size / 8)) {
-            pcq_iter it;              /* walk it: the walk meets the error gwalk_next would */
-            pcq_data_instance inst;
-            int rc;
-            pcq_block_instances(w->d, b, &it);
-            while ((rc = pcq_instances_of_block_next(&it, &inst)) == 1)
-                *rows += inst.num_values;
-            if (rc < 0 && err != NULL)
-                *err = it.err;
-            return rc;
-        }
-        if (b->type == PCQ_PERF_MULTI_INSTANCES && b->num_instances > 0) {
-            if (!block_has_counter(w, i))
-                return cook_fail(err, PCQ_ERR_INVALID_ARG, b->offset,
-                                 "PERF_MULTI_INSTANCES block without an identifier");
-            *loose = 1;
-        }
-        *rows += (size_t)b->num_instances * per;
-        return 0;
-    default:
-        return 0;                     /* PERF_ERROR_RETURN: no value to cook */
-    }
-}
-
-/* Rows of sample d (one per value) and whether it has groups of type 1 or 4,
- * block by block: the headers say it without walking the values. */
-static int scan_blocks(const cook_ctx *c, const pcq_data *d, size_t *rows, int *loose)
-{
-    gwalk w;
+    pcq_iter it;
     pcq_block b;
-    uint32_t i = 0;
-    int rc, newer = d == c->newer;
-    gwalk_begin(&w, d, c->ids, c->n_ids, c->multi_set, c->info, c->fuel);
-    /* A block without a counter fails in the newer sample (an offset there);
-     * in the older one it is no error: gwalk_next passes it over, and its
-     * values meet no newer value. */
-    while ((rc = pcq_blocks_next(&w.blocks, &b)) == 1)
-        if ((rc = block_rows(&w, &b, i++, rows, loose, newer ? c->err : NULL)) < 0 && newer)
-            return rc;
-    if (PCQ_NEVER(rc < 0) && c->err != NULL)  /* a validated buffer */
-        *c->err = w.blocks.err;
-    return rc;
-}
-
-/* Cooks every group of the newer sample into rows (*n of them so far); the
- * first row of each group keeps the group's length in instances_used, for
- * name#n. */
-static int cook_groups(cook_ctx *c, pcq_calc_row *rows, size_t *n)
-{
-    gwalk w;
-    cgroup g, og;
-    int rc;
-    gwalk_begin(&w, c->newer, c->ids, c->n_ids, c->multi_set, c->info, c->fuel);
-    while ((rc = gwalk_next(&w, &g, c->err)) == 1) {
-        size_t first = *n;
-        int found = 0;
-        if (c->older != NULL &&
-            PCQ_NEVER((found = match_older(c, &g, &og)) < 0))  /* validated buffers */
-            return found;
-        if ((rc = cook_any(c, &g, found == 1 ? &og : NULL, rows, n)) < 0)
-            return rc;
-        if (*n > first)
-            rows[first].instances_used = (uint32_t)(*n - first);
+    *groups = *values = 0;
+    *loose = 0;
+    pcq_data_blocks(d, &it);
+    while (pcq_blocks_next(&it, &b) == 1) {
+        switch (b.type) {
+        case PCQ_PERF_SINGLE_COUNTER:
+            *loose = 1;
+            *groups += 1;
+            *values += 1;
+            break;
+        case PCQ_PERF_MULTI_INSTANCES:
+            *loose |= b.num_instances > 0;
+            *groups += b.num_instances;
+            *values += b.num_instances;
+            break;
+        case PCQ_PERF_MULTI_COUNTERS:
+        case PCQ_PERF_COUNTERSET:
+            if (b.num_counters > *max_list) *max_list = b.num_counters;
+            *groups += b.type == PCQ_PERF_COUNTERSET ? b.num_instances : 1u;
+            *values += (size_t)(b.type == PCQ_PERF_COUNTERSET ? b.num_instances : 1u) * b.num_counters;
+            break;
+        default: break; /* PERF_ERROR_RETURN: no value */
+        }
     }
-    return rc;
 }
 
-/* The slow-path budget: linear in everything the cook is given (the
- * identifiers at 48 bytes each, their smallest wire size). */
-static uint64_t cook_budget(const pcq_counterset_info *info, const pcq_data *older,
-                            const pcq_data *newer, size_t n_ids)
+/* Working memory for a sample's indexes: its groups (always when `groups`),
+ * its values (when it may be loose). */
+static size_t index_bytes(size_t groups, size_t values, int with_groups, int loose)
 {
-    uint64_t bytes = (uint64_t)newer->total_size + (older != NULL ? older->total_size : 0) +
-                     (uint64_t)info->set.num_counters * 48u +
-                     (uint64_t)(n_ids < 0xFFFFFFFFu ? n_ids : 0xFFFFFFFFu) * 48u;
-    return (uint64_t)PCQ_COOK_WORK_MIN + (uint64_t)PCQ_COOK_WORK_PER_BYTE * bytes;
+    size_t m = 0;
+    if (with_groups || loose) m += mem_bytes(groups, sizeof(gref)) + mem_bytes(groups, 4);
+    if (loose) m += mem_bytes(values, sizeof(vkey)) + mem_bytes(values, 4);
+    return m;
 }
 
-/* A cook that ran out of work fails with PCQ_ERR_LIMIT and no rows,
- * whatever else its searches (which then found nothing) made of the buffers. */
-static int cook_end(const cook_ctx *c, int rc, size_t *count)
+/* Whether every counter list of the newer sample finds its counters at
+ * their hints in the counterset-info (the common case: no index needed). */
+static int hints_ok(const pcq_counterset_info *info, const pcq_data *d)
 {
-    if (!c->fuel->out)
-        return rc;
-    *count = 0;
-    return cook_fail(c->err, PCQ_ERR_LIMIT, 0, "pcq_calc_cook work (PCQ_COOK_WORK_*)");
+    pcq_iter it;
+    pcq_block b;
+    uint32_t j;
+    pcq_data_blocks(d, &it);
+    while (pcq_blocks_next(&it, &b) == 1)
+        if (b.type == PCQ_PERF_MULTI_COUNTERS || b.type == PCQ_PERF_COUNTERSET)
+            for (j = 0; j < b.num_counters; j++)
+                if (!hint_ok(info, pcq_block_counter_id(&b, j), j)) return 0;
+    return 1;
+}
+
+/* Rows the cook returns (one per value of the newer sample, then the
+ * aggregates) and the bytes of working memory it needs past them. With the
+ * identifiers in order (or none) the plan looks at the samples: nothing in
+ * the common case (the samples in lockstep, no single-counter block, lists of
+ * at most COOK_COLS counters in counterset order); with them out of order it
+ * counts the most the indexes can take. */
+static size_t cook_plan(cook_ctx *c, size_t *rows, size_t *nagg)
+{
+    const pcq_counterset_info *info = c->cc.info;
+    csample sn, so;
+    size_t gn, vn, go = 0, vo = 0, mem = 0;
+    int ln, lo = 0, exact = c->cc.ids_ordered, step = 0;
+    uint32_t max_list = 0, i;
+    pcq_counter_reg r;
+    plan_scan(c->newer, &gn, &vn, &ln, &max_list);
+    if (c->older != NULL) plan_scan(c->older, &go, &vo, &lo, &max_list);
+    *rows = vn;
+    *nagg = 0;
+    if (aggregates(info))
+        for (i = 0; i < info->set.num_counters; i++)
+            if (PCQ_ALWAYS(pcq_counterset_counter(info, i, &r) == PCQ_OK) && aggregate_counter(&r)) (*nagg)++;
+    if (exact) { /* every lookup costs O(1) here: see what the cook will need */
+        memset(&sn, 0, sizeof sn);
+        sn.d = c->newer;
+        sn.cc = &c->cc;
+        sample_scan(&sn);
+        ln = sn.loose;
+        if (c->older != NULL) {
+            memset(&so, 0, sizeof so);
+            so.d = c->older;
+            so.cc = &c->cc;
+            sample_scan(&so);
+            lo = so.loose;
+            step = lockstep(c->newer, c->older, &c->cc);
+        }
+    }
+    if (!exact || ln || !hints_ok(info, c->newer)) mem += mem_bytes(info->set.num_counters, 4);
+    if (!exact) mem += mem_bytes(c->cc.n_ids, 4);
+    if (c->older != NULL && !step) /* the join */
+        mem += index_bytes(gn, vn, 1, ln) + index_bytes(go, vo, 1, lo) + mem_bytes(gn, 4);
+    else
+        mem += index_bytes(gn, vn, 0, ln) + (c->older != NULL ? index_bytes(go, vo, 0, lo) : 0);
+    if (max_list > COOK_COLS)
+        mem += mem_bytes(max_list, sizeof(ccol)) + 2 * mem_bytes(max_list, sizeof(cval)) +
+               2 * mem_bytes(max_list, 4);
+    return mem;
+}
+
+/* The indexes of the counterset-info (by CounterId) and of the identifiers
+ * (by Index). */
+static void info_index(ccommon *cc, cmem *m)
+{
+    uint32_t i, n = cc->info->set.num_counters;
+    if (n == 0) return;
+    cc->info_idx = (uint32_t *)take(m, n, 4);
+    for (i = 0; i < n; i++) cc->info_idx[i] = i;
+    sort_idx(cc->info_idx, n, info_less, cc->info);
+}
+
+static void ids_index(ccommon *cc, cmem *m)
+{
+    uint32_t i;
+    cc->ids_idx = (uint32_t *)take(m, cc->n_ids, 4);
+    for (i = 0; i < cc->n_ids; i++) cc->ids_idx[i] = i;
+    sort_idx(cc->ids_idx, cc->n_ids, ids_less, cc->ids);
+}
+
+/* A block of type 1, or of type 4 with instances, without a counter: an
+ * error in the newer sample (in the older one it is passed over, its
+ * values unmatched). */
+static int check_counters(const ccommon *cc, const pcq_data *d, pcq_error *err)
+{
+    const pcq_identifier *ident;
+    pcq_iter it;
+    pcq_block b;
+    uint32_t i = 0, id;
+    pcq_data_blocks(d, &it);
+    for (; pcq_blocks_next(&it, &b) == 1; i++) {
+        if (b.type == PCQ_PERF_SINGLE_COUNTER && !block_counter(cc, i, &id, &ident))
+            return pcq_error_set(err, PCQ_ERR_INVALID_ARG, b.offset,
+                                 "PERF_SINGLE_COUNTER block without an identifier");
+        if (b.type == PCQ_PERF_MULTI_INSTANCES && b.num_instances > 0 && !block_counter(cc, i, &id, &ident))
+            return pcq_error_set(err, PCQ_ERR_INVALID_ARG, b.offset,
+                                 "PERF_MULTI_INSTANCES block without an identifier");
+    }
+    return 0;
+}
+
+/* The colset's arrays: on its own stack for lists up to COOK_COLS, else in
+ * working memory. */
+static void cols_setup(colset *cs, cmem *m, uint32_t max_list)
+{
+    memset(cs, 0, offsetof(colset, col_local));
+    if (max_list <= COOK_COLS) {
+        cs->col = cs->col_local;
+        cs->nv = cs->nv_local;
+        cs->ov = cs->ov_local;
+        return;
+    }
+    cs->col = (ccol *)take(m, max_list, sizeof(ccol));
+    cs->nv = (cval *)take(m, max_list, sizeof(cval));
+    cs->ov = (cval *)take(m, max_list, sizeof(cval));
+    cs->lidx = (uint32_t *)take(m, max_list, 4);
+    cs->olidx = (uint32_t *)take(m, max_list, 4);
+}
+
+/* Everything but the rows: the indexes a cook needs, in working memory. */
+static int cook_prepare(cook_ctx *c, cmem *m)
+{
+    int rc;
+    memset(&c->nw, 0, sizeof c->nw);
+    c->nw.d = c->newer;
+    c->nw.cc = &c->cc;
+    memset(&c->old, 0, sizeof c->old);
+    c->old.d = c->older;
+    c->old.cc = &c->cc;
+    if (!c->cc.ids_ordered) ids_index(&c->cc, m); /* first: the scans look them up */
+    sample_scan(&c->nw);
+    if (c->older != NULL) sample_scan(&c->old);
+    if (!c->cc.ids_ordered || c->nw.loose || !hints_ok(c->cc.info, c->newer)) info_index(&c->cc, m);
+    if ((rc = check_counters(&c->cc, c->newer, c->err)) < 0) return rc;
+    cols_setup(&c->cols, m, c->nw.max_list > c->old.max_list ? c->nw.max_list : c->old.max_list);
+    c->lockstep = c->older != NULL && lockstep(c->nw.d, c->older, &c->cc);
+    if (c->older != NULL && !c->lockstep) {
+        sample_index(&c->nw, m, c->nw.loose);
+        sample_index(&c->old, m, c->old.loose);
+        c->match = (uint32_t *)take(m, c->nw.ngroups, 4);
+        join(&c->nw, &c->old, c->match);
+        return 0;
+    }
+    if (c->nw.loose) sample_index(&c->nw, m, 1);
+    if (c->older != NULL && c->old.loose) sample_index(&c->old, m, 1);
+    return 0;
 }
 
 int pcq_calc_cook(const pcq_counterset_info *info, const pcq_data *older, const pcq_data *newer,
-                  const pcq_identifier *ids, size_t n_ids, unsigned flags, pcq_calc_row *rows,
-                  size_t cap, size_t *count, pcq_error *err)
+                  const pcq_identifier *ids, size_t n_ids, unsigned flags, pcq_calc_row *rows, size_t cap,
+                  size_t *count, pcq_error *err)
 {
     cook_ctx c;
-    cfuel fuel;
-    pcq_counter_reg r;
-    size_t need = 0, n = 0, old_rows = 0;
-    uint32_t i;
+    cmem m;
+    size_t nrows, nagg, mem, need, n = 0, i;
     int rc;
 
     if (info == NULL || newer == NULL || count == NULL || (cap > 0 && rows == NULL) ||
         (n_ids > 0 && ids == NULL))
-        return cook_fail(err, PCQ_ERR_INVALID_ARG, 0, "pcq_calc_cook arguments");
-    memset(&c, 0, sizeof c);
-    c.info = info;
-    c.older = older;
+        return pcq_error_set(err, PCQ_ERR_INVALID_ARG, 0, "pcq_calc_cook arguments");
+    *count = 0;
+    memset(&c, 0, offsetof(cook_ctx, cols));
+    c.cc.info = info;
+    c.cc.ids = ids;
+    c.cc.n_ids = n_ids;
+    c.cc.multi_set = info->set.instance_type != 0;
+    for (c.cc.ids_ordered = 1, i = 0; i < n_ids && c.cc.ids_ordered; i++)
+        c.cc.ids_ordered = ids[i].index == i;
     c.newer = newer;
-    c.ids = ids;
-    c.n_ids = n_ids;
-    c.multi_set = info->set.instance_type != 0;
+    c.older = older;
     c.flags = flags;
     c.err = err;
-    c.fuel = &fuel;
-    fuel.left = cook_budget(info, older, newer, n_ids);
-    fuel.out = 0;
-    *count = 0;
-    if ((rc = scan_blocks(&c, newer, &need, &c.loose_new)) < 0)
-        return cook_end(&c, rc, count);
-    if (aggregates(info))
-        for (i = 0; i < info->set.num_counters; i++)
-            if (PCQ_ALWAYS(pcq_counterset_counter(info, i, &r) == PCQ_OK) &&  /* validated */
-                aggregate_counter(&r))
-                need++;
-    *count = need;
-    if (need > cap && !fuel.out)
-        return cook_fail(err, PCQ_ERR_BUFFER_TOO_SMALL, 0, "pcq_calc_row array");
-    if (older != NULL && !fuel.out) {
-        /* the older sample fails on nothing: a validated buffer, and a block
-         * without a counter is passed over */
-        if (PCQ_NEVER((rc = scan_blocks(&c, older, &old_rows, &c.loose_old)) < 0))
-            return cook_end(&c, rc, count);
-        gwalk_begin(&c.hint, older, ids, n_ids, c.multi_set, info, c.fuel);
+    /* A block of type 1 or 4 without a counter: refused before any sizing,
+     * when the identifiers are in order (out of order, once they are indexed). */
+    if (c.cc.ids_ordered && (rc = check_counters(&c.cc, newer, err)) < 0) return rc;
+    mem = cook_plan(&c, &nrows, &nagg);
+    need = nrows + nagg + (mem + sizeof(pcq_calc_row) - 1) / sizeof(pcq_calc_row);
+    if (need > cap) {
+        *count = need;
+        return pcq_error_set(err, PCQ_ERR_BUFFER_TOO_SMALL, 0, "pcq_calc_row array");
     }
-    if (!fuel.out)
-        rc = cook_groups(&c, rows, &n);
-    if (rc < 0 || fuel.out) {
+    m.p = need ? (uint8_t *)(rows + nrows + nagg) : NULL; /* rows may be NULL when nothing is needed */
+    m.left = (cap - nrows - nagg) * sizeof(pcq_calc_row);
+    if ((rc = cook_prepare(&c, &m)) < 0 || (rc = cook_groups(&c, rows, &n)) < 0) {
         clear_lengths(rows, n);
-        return cook_end(&c, rc, count);
+        return rc;
     }
     number_duplicates(rows, n);
-    if (aggregates(info))
-        n += aggregate_rows(info, flags, rows, n);
+    if (aggregates(info)) n += aggregate_rows(info, flags, rows, n);
     *count = n;
     return PCQ_OK;
 }

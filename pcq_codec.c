@@ -1,12 +1,22 @@
+/* SPDX-License-Identifier: MIT */
 /*
- * pcq_codec.c - decoders, validation, helpers and the encoder for [MS-PCQ]
- * data buffers.
+ * pcq_codec.c - the layout, the walker, the decoders, helpers and the encoder
+ * for [MS-PCQ] data buffers.
  * See pcq_codec.h for the contract and docs/validation.md for the rules.
  *
- * Reading order: loads and errors; names; the small kinds (counterset-info,
- * counter-info, strings, string, guid, guids); the arrays with names
- * (instances, identifiers); data (header, blocks, instances, values);
- * text helpers; then the encoder (pcq_writer, pcq_reencode).
+ * Reading order:
+ *   1. loads, errors and diagnostics (one way to raise each);
+ *   2. the layout: every wire structure described once (LAYOUT_*), which
+ *      gives the offsets this file uses, the public descriptors that
+ *      pcqdump and the Wireshark plugin read, and the per-field checks;
+ *   3. names of the spec's constants, counter types, kinds;
+ *   4. checks: per field (from the layout), set-wide (counterset-info,
+ *      string blocks), the string block's dwOffset convention;
+ *   5. the parsers: one function per structure, shared by the walk and the
+ *      typed iterators;
+ *   6. the walk (pcq_walk_next): frames and their steps, one per kind;
+ *   7. decoders (the walk to its end), the typed iterators, accessors;
+ *   8. text helpers; 9. the encoder (pcq_writer, pcq_reencode).
  *
  * Every position is a size_t offset into the input, never a pointer, and
  * every check is written as `n <= end - pos` with pos <= end known, so no
@@ -16,11 +26,19 @@
 
 #include <string.h>
 
+/* The header routes these through inline fast paths (macros of the same
+ * names); here they are the functions themselves. */
+#undef pcq_values_next
+#undef pcq_instance_values
+#undef pcq_instances_of_block_next
+#undef pcq_block_values
+#undef pcq_values_read_u64
+
 /* Defensive checks that no input can reach, in SQLite's manner: the test
  * runs in every build, and the coverage gate (ci/coverage-gate.sh) leaves
  * the branches of a PCQ_NEVER/PCQ_ALWAYS line and its guarded body out, so
  * an unreachable guard is declared as one rather than left uncovered. */
-#define PCQ_NEVER(x) (x)
+#define PCQ_NEVER(x)  (x)
 #define PCQ_ALWAYS(x) (x)
 
 /* C99 inline; C++ and older compilers get a plain static function. */
@@ -30,13 +48,21 @@
 #define PCQ_INLINE
 #endif
 
-unsigned pcq_version(void) { return PCQ_VERSION_NUMBER; }
-const char *pcq_version_string(void) { return PCQ_VERSION_STRING; }
+unsigned pcq_version(void)
+{
+    return PCQ_VERSION_NUMBER;
+}
+const char *pcq_version_string(void)
+{
+    return PCQ_VERSION_STRING;
+}
 
-/* ------------------------------------------------------------------------ */
-/* Loads: byte-wise little-endian, so alignment and host order never matter. */
-/* The caller has already checked that the bytes exist.                     */
-/* ------------------------------------------------------------------------ */
+/* ======================================================================== */
+/* 1. Loads, errors and diagnostics                                         */
+/* ======================================================================== */
+
+/* Byte-wise little-endian loads, so alignment and host order never matter.
+ * The caller has already checked that the bytes exist. */
 static PCQ_INLINE uint16_t ld16(const uint8_t *p)
 {
     return (uint16_t)(p[0] | (unsigned)p[1] << 8);
@@ -52,14 +78,18 @@ static PCQ_INLINE uint64_t ld64(const uint8_t *p)
     return (uint64_t)ld32(p) | (uint64_t)ld32(p + 4) << 32;
 }
 
-/* ------------------------------------------------------------------------ */
-/* Status and diagnostic names, from the tables in the header.              */
-/* ------------------------------------------------------------------------ */
+/* Two's complement reinterpretation without implementation-defined casts. */
+static int32_t to_i32(uint32_t u)
+{
+    return u <= (uint32_t)INT32_MAX ? (int32_t)u : (int32_t)(u - 0x80000000u) - INT32_MAX - 1;
+}
+
 const char *pcq_strerror(int status)
 {
     switch (status) {
-#define PCQ_X_(name, value, text) case value: return text;
-    PCQ_STATUS_TABLE(PCQ_X_)
+#define PCQ_X_(name, value, text) \
+    case value: return text;
+        PCQ_STATUS_TABLE(PCQ_X_)
 #undef PCQ_X_
     default: return "unknown status";
     }
@@ -68,8 +98,9 @@ const char *pcq_strerror(int status)
 const char *pcq_status_name(int status)
 {
     switch (status) {
-#define PCQ_X_(name, value, text) case value: return #name;
-    PCQ_STATUS_TABLE(PCQ_X_)
+#define PCQ_X_(name, value, text) \
+    case value: return #name;
+        PCQ_STATUS_TABLE(PCQ_X_)
 #undef PCQ_X_
     default: return "PCQ_ERR_UNKNOWN";
     }
@@ -89,8 +120,9 @@ pcq_family pcq_status_family(int status)
 const char *pcq_diag_name(int code)
 {
     switch (code) {
-#define PCQ_X_(name, value, text) case value: return #name;
-    PCQ_DIAG_TABLE(PCQ_X_)
+#define PCQ_X_(name, value, text) \
+    case value: return #name;
+        PCQ_DIAG_TABLE(PCQ_X_)
 #undef PCQ_X_
     default: return "PCQ_DIAG_UNKNOWN";
     }
@@ -99,76 +131,112 @@ const char *pcq_diag_name(int code)
 const char *pcq_diag_text(int code)
 {
     switch (code) {
-#define PCQ_X_(name, value, text) case value: return text;
-    PCQ_DIAG_TABLE(PCQ_X_)
+#define PCQ_X_(name, value, text) \
+    case value: return text;
+        PCQ_DIAG_TABLE(PCQ_X_)
 #undef PCQ_X_
     default: return "unknown diagnostic";
     }
 }
 
-/* ------------------------------------------------------------------------ */
-/* Errors and diagnostics. The first error wins: callers return at once.    */
-/* ------------------------------------------------------------------------ */
-static int fail(pcq_error *err, int code, size_t offset, const char *what)
+/* The one way to raise an error. */
+int pcq_error_set(pcq_error *e, int code, size_t offset, const char *what)
 {
-    if (err) {
-        err->code = code;
-        err->offset = offset;
-        err->what = what;
-        err->diag = 0;
+    if (e) {
+        e->code = code;
+        e->offset = offset;
+        e->what = what;
+        e->diag = 0;
     }
     return code;
 }
 
-/* `n` bytes were declared (or are needed) from `start` (<= buf_len), but
- * fewer remain in the container. Past the end of the input the buffer is
- * cut (truncated); otherwise the item leaves its container. Reported at `at`. */
-static int range_fail(pcq_error *err, size_t buf_len, size_t start, size_t n,
-                      size_t at, const char *what)
+/* What a parser reads from: the input, where its errors go, and the walk
+ * (NULL for the typed iterators, which raise no diagnostics). */
+typedef struct rd {
+    const uint8_t *b;
+    size_t len;
+    pcq_error *err;
+    pcq_walk *w;
+} rd;
+
+static int rd_fail(rd *r, int code, size_t offset, const char *what)
 {
-    int code = n > buf_len - start ? PCQ_ERR_TRUNCATED : PCQ_ERR_EXCEEDS_CONTAINER;
-    return fail(err, code, at, what);
+    return pcq_error_set(r->err, code, offset, what);
 }
 
-/* Reports a diagnostic; under PCQ_STRICT it becomes the error. */
-static int diag(const pcq_opts *o, pcq_error *err, int code, size_t offset, const char *what)
+/* Whether the walk looks for diagnostics at all (someone listens, or strict). */
+static int diags_on(const pcq_walk *w)
 {
+    return w && w->opts && (w->opts->on_diag || (w->opts->flags & PCQ_STRICT));
+}
+
+/* The one way to raise a diagnostic: to on_diag, then, under PCQ_STRICT,
+ * the error (but for CHECK_SKIPPED, which is not a finding). */
+static int rd_diag(rd *r, int code, size_t offset, const char *what)
+{
+    const pcq_opts *o;
     pcq_diag d;
-    if (!o) return PCQ_OK;
+    if (!diags_on(r->w)) return PCQ_OK;
+    o = r->w->opts;
     d.code = code;
     d.offset = offset;
     d.what = what;
     if (o->on_diag) o->on_diag(o->ctx, &d);
-    if (!(o->flags & PCQ_STRICT)) return PCQ_OK;
-    fail(err, PCQ_ERR_NONCONFORMANT, offset, what);
-    if (err) err->diag = code;
+    if (!(o->flags & PCQ_STRICT) || code == PCQ_DIAG_CHECK_SKIPPED) return PCQ_OK;
+    rd_fail(r, PCQ_ERR_NONCONFORMANT, offset, what);
+    r->err->diag = code;
     return PCQ_ERR_NONCONFORMANT;
 }
 
-/* §2.2.4: "All the structures MUST begin on 8-byte boundaries." */
-static int check_aligned(const pcq_opts *o, pcq_error *err, size_t pos, const char *what)
+#define LANES_LO 0x0001000100010001u /* the low bit of each UTF-16 unit of 8 bytes */
+#define LANES_HI 0x8000800080008000u /* the high bit of each */
+
+/* Non-zero when one of the four UTF-16 units of w is 0 (exact as a whole:
+ * a borrow can only flag a unit above a zero one). */
+static PCQ_INLINE uint64_t has_nul16(uint64_t w)
 {
-    return (pos & 7u) ? diag(o, err, PCQ_DIAG_UNALIGNED, pos, what) : PCQ_OK;
+    return (w - LANES_LO) & ~w & LANES_HI;
 }
 
-/* Finds the UTF-16 NUL of a name in [pos, end): 2-byte units from pos.
- * Returns the offset of the NUL, or end when there is none. */
+#define VALUE_16 ((uint64_t)16 << 32) /* dwDataSize 0, dwSize 16 */
+
+/* Non-zero unless the zero units of w are a non-empty tail: a name's last 8
+ * bytes holding its NUL and zero padding, and no unit 0 before the NUL. */
+static PCQ_INLINE uint64_t bad_name_end(uint64_t w)
+{
+    uint64_t zero = ~(((w & ~LANES_HI) + ~LANES_HI) | w) & LANES_HI;
+    return (uint64_t)!zero | ((zero << 16) & ~zero);
+}
+
+/* Non-zero unless w, the first 8 bytes of a _PERF_COUNTER_DATA, say dwSize
+ * 16 and dwDataSize 4 or 8: x - 4 & ~4 is 0 for x 4 and 8 only. */
+static PCQ_INLINE uint64_t bad_value(uint64_t w)
+{
+    return ((w ^ VALUE_16) - 4) & ~(uint64_t)4;
+}
+
+/* The same for n values from at, two at a time. */
+static PCQ_INLINE uint64_t bad_values(const uint8_t *b, size_t at, size_t n)
+{
+    uint64_t bad = 0;
+    for (; n >= 2; n -= 2, at += 32)
+        bad |= ((ld64(b + at) ^ VALUE_16) - 4) | ((ld64(b + at + 16) ^ VALUE_16) - 4);
+    if (n) bad |= (ld64(b + at) ^ VALUE_16) - 4;
+    return bad & ~(uint64_t)4;
+}
+
+/* Finds the UTF-16 NUL of a name in [pos, end): 2-byte units from pos, 8
+ * bytes at a time, then one unit at a time in the word that has it.
+ * Returns the offset of the NUL, or end when there is none. pos <= end. */
 static size_t find_nul16(const uint8_t *b, size_t pos, size_t end)
 {
+    while (end - pos >= 8 && !has_nul16(ld64(b + pos))) pos += 8;
     while (end - pos >= 2) {
         if (b[pos] == 0 && b[pos + 1] == 0) return pos;
         pos += 2;
     }
     return end;
-}
-
-/* Non-zero padding where the spec says 0: offset of the first such byte. */
-static int check_zero(const pcq_opts *o, pcq_error *err, const uint8_t *b, size_t pos,
-                      size_t end, const char *what)
-{
-    for (; pos < end; pos++)
-        if (b[pos]) return diag(o, err, PCQ_DIAG_PADDING, pos, what);
-    return PCQ_OK;
 }
 
 static void read_guid_at(const uint8_t *p, pcq_guid *g)
@@ -184,9 +252,392 @@ void pcq_guid_read(const uint8_t *p, pcq_guid *out)
     read_guid_at(p, out);
 }
 
-/* ------------------------------------------------------------------------ */
-/* Names of the spec's constants.                                           */
-/* ------------------------------------------------------------------------ */
+/* ======================================================================== */
+/* 2. The layout: every wire structure described once.                      */
+/*                                                                          */
+/* One line a field: struct, field, name (as the spec writes it), JSON key, */
+/* filter abbreviation, offset, size, storage, how it is shown, and the     */
+/* rule it must keep (CK_*, checked in field order, so diagnostics come in  */
+/* wire order). From these lines come the offsets used below               */
+/* (<STRUCT>_<field>, e.g. COUNTER_HEADER_dwSize; <STRUCT>_SIZE is the     */
+/* fixed part), the public pcq_field arrays (pcq_struct_info_of) and the    */
+/* check columns.                                                           */
+/* ======================================================================== */
+enum {
+    CK_NONE = 0,
+    CK_RESERVED,      /* MUST be 0: PCQ_DIAG_RESERVED                             */
+    CK_CSET_TYPE,     /* CounterSetType MUST be 0: PCQ_DIAG_COUNTERSET_TYPE       */
+    CK_DETAIL,        /* 100 or 200                                               */
+    CK_INSTANCE_TYPE, /* 0, 2, 4, 6, 0xC, 0x16                                    */
+    CK_COUNTER_TYPE,  /* one of the 34                                            */
+    CK_ATTRIB,        /* the allowed Attrib combinations                          */
+    CK_SCALE,         /* -10..10                                                  */
+    CK_AGGREGATE,     /* 0..4                                                     */
+    CK_SIZE8,         /* an 8-byte multiple (opnum 2 and 5 arrays, string blocks) */
+    CK_UNIQUE,        /* CounterId unique in the counterset (set-wide)            */
+    CK_REL_BASE,      /* BaseCounterId names a counter of the base type           */
+    CK_REL_TIME,      /* PerfTimeId names a PERF_COUNTER_LARGE_RAWCOUNT           */
+    CK_REL_FREQ,      /* PerfFreqId names a PERF_COUNTER_LARGE_RAWCOUNT           */
+    CK_REL_MULTI,     /* MultiId names a PERF_COUNTER_RAWCOUNT                    */
+    CK_SET            /* a set's count: prepare its set-wide checks (here, so that */
+                      /* a CHECK_SKIPPED comes in wire order)                      */
+};
+
+#define COUNTERSET_REG_INFO_NAME   "_PERF_COUNTERSET_REG_INFO"
+#define COUNTER_REG_INFO_NAME      "_PERF_COUNTER_REG_INFO"
+#define STRING_BUFFER_HEADER_NAME  "_STRING_BUFFER_HEADER"
+#define STRING_COUNTER_HEADER_NAME "_STRING_COUNTER_HEADER"
+#define STRING_NAME                "String"
+#define GUID_NAME                  "GUID"
+#define INSTANCE_HEADER_NAME       "_PERF_INSTANCE_HEADER"
+#define COUNTER_IDENTIFIER_NAME    "_PERF_COUNTER_IDENTIFIER"
+#define DATA_HEADER_NAME           "_PERF_DATA_HEADER"
+#define COUNTER_HEADER_NAME        "_PERF_COUNTER_HEADER"
+#define MULTI_COUNTERS_NAME        "_PERF_MULTI_COUNTERS"
+#define COUNTER_ID_NAME            "CounterId"
+#define MULTI_INSTANCES_NAME       "_PERF_MULTI_INSTANCES"
+#define COUNTER_DATA_NAME          "_PERF_COUNTER_DATA"
+
+/* Fixed parts, [MS-PCQ] appendix "computed structure sizes". */
+enum {
+    COUNTERSET_REG_INFO_SIZE = 32,
+    COUNTER_REG_INFO_SIZE = 48,
+    STRING_BUFFER_HEADER_SIZE = 8,
+    STRING_COUNTER_HEADER_SIZE = 8,
+    STRING_SIZE = 0,
+    GUID_SIZE = 16,
+    INSTANCE_HEADER_SIZE = 8,
+    COUNTER_IDENTIFIER_SIZE = 40,
+    DATA_HEADER_SIZE = 48,
+    COUNTER_HEADER_SIZE = 16,
+    MULTI_COUNTERS_SIZE = 8,
+    COUNTER_ID_SIZE = 4,
+    MULTI_INSTANCES_SIZE = 8,
+    COUNTER_DATA_SIZE = 8,
+    NUL16_SIZE = 2 /* a UTF-16 NUL */
+};
+
+/* §2.2.4.1 */
+/* clang-format off */
+#define LAYOUT_COUNTERSET_REG_INFO(X)                                                                   \
+    X(COUNTERSET_REG_INFO, CounterSetGuid, "CounterSetGuid", "guid", "counterset", 0, 16, GUID, DEC, NONE) \
+    X(COUNTERSET_REG_INFO, CounterSetType, "CounterSetType", "counterset_type", "counterset.type", 16, 4, \
+      U32, DEC, CSET_TYPE)                                                                              \
+    X(COUNTERSET_REG_INFO, DetailLevel, "DetailLevel", "detail_level", "counterset.detail_level", 20, 4, \
+      U32, DETAIL_LEVEL, DETAIL)                                                                        \
+    X(COUNTERSET_REG_INFO, NumCounters, "NumCounters", "num_counters", "counterset.num_counters", 24, 4, \
+      U32, DEC, SET)                                                                                   \
+    X(COUNTERSET_REG_INFO, InstanceType, "InstanceType", "instance_type", "counterset.instance_type", 28, \
+      4, U32, INSTANCE_TYPE, INSTANCE_TYPE)
+/* clang-format on */
+
+/* §2.2.4.2 */
+/* clang-format off */
+#define LAYOUT_COUNTER_REG_INFO(X)                                                                      \
+    X(COUNTER_REG_INFO, CounterId, "CounterId", "counter_id", "counter.id", 0, 4, U32, DEC, UNIQUE)     \
+    X(COUNTER_REG_INFO, Type, "Type", "type", "counter.type", 4, 4, U32, COUNTER_TYPE, COUNTER_TYPE)     \
+    X(COUNTER_REG_INFO, Attrib, "Attrib", "attrib", "counter.attrib", 8, 8, U64, ATTRIB, ATTRIB)         \
+    X(COUNTER_REG_INFO, DetailLevel, "DetailLevel", "detail_level", "counter.detail_level", 16, 4, U32,  \
+      DETAIL_LEVEL, DETAIL)                                                                             \
+    X(COUNTER_REG_INFO, DefaultScale, "DefaultScale", "default_scale", "counter.default_scale", 20, 4,   \
+      I32, DEC, SCALE)                                                                                  \
+    X(COUNTER_REG_INFO, BaseCounterId, "BaseCounterId", "base_counter_id", "counter.base_id", 24, 4,     \
+      U32, ID, REL_BASE)                                                                                \
+    X(COUNTER_REG_INFO, PerfTimeId, "PerfTimeId", "perf_time_id", "counter.time_id", 28, 4, U32, ID,     \
+      REL_TIME)                                                                                         \
+    X(COUNTER_REG_INFO, PerfFreqId, "PerfFreqId", "perf_freq_id", "counter.freq_id", 32, 4, U32, ID,     \
+      REL_FREQ)                                                                                         \
+    X(COUNTER_REG_INFO, MultiId, "MultiId", "multi_id", "counter.multi_id", 36, 4, U32, ID, REL_MULTI)   \
+    X(COUNTER_REG_INFO, AggregateFunc, "AggregateFunc", "aggregate_func", "counter.aggregate_func", 40, \
+      4, U32, AGGREGATE, AGGREGATE)                                                                     \
+    X(COUNTER_REG_INFO, Reserved, "Reserved", "reserved", "counter.reserved", 44, 4, U32, DEC, RESERVED)
+/* clang-format on */
+
+/* §2.2.4.3; Convention is what the decoder makes of dwOffset (D4). */
+/* clang-format off */
+#define LAYOUT_STRING_BUFFER_HEADER(X)                                                                  \
+    X(STRING_BUFFER_HEADER, dwSize, "dwSize", "size", "strings.size", 0, 4, U32, DEC, SIZE8)            \
+    X(STRING_BUFFER_HEADER, dwCounters, "dwCounters", "num_counters", "strings.num_counters", 4, 4, U32, \
+      DEC, SET)                                                                                        \
+    X(STRING_BUFFER_HEADER, Convention, "Convention", "convention", "strings.convention", 0, 0,          \
+      CONVENTION, DEC, NONE)
+/* clang-format on */
+
+/* §2.2.4.4; String is the text dwOffset names, elsewhere in the block. */
+/* clang-format off */
+#define LAYOUT_STRING_COUNTER_HEADER(X)                                                                 \
+    X(STRING_COUNTER_HEADER, dwCounterId, "dwCounterId", "counter_id", "counter.id", 0, 4, U32, DEC,    \
+      NONE)                                                                                             \
+    X(STRING_COUNTER_HEADER, dwOffset, "dwOffset", "offset", "string.offset", 4, 4, U32, ID, NONE)      \
+    X(STRING_COUNTER_HEADER, String, "String", "text", "string", 0, 0, TEXT, DEC, NONE)
+/* clang-format on */
+
+/* §3.1.4.1.2 RequestCode 3, 4, 7, 9: a NUL-terminated string. */
+#define LAYOUT_STRING(X) X(STRING, Text, "String", "text", "string", 0, 0, TEXT, DEC, NONE)
+
+/* §2.2.4.5; Size is checked for opnum 2 only (§3.1.4.1.3). */
+/* clang-format off */
+#define LAYOUT_INSTANCE_HEADER(X)                                                                       \
+    X(INSTANCE_HEADER, Size, "Size", "size", "instance.size", 0, 4, U32, DEC, SIZE8)                    \
+    X(INSTANCE_HEADER, InstanceId, "InstanceId", "instance_id", "instance.id", 4, 4, U32, DEC, NONE)    \
+    X(INSTANCE_HEADER, InstanceName, "InstanceName", "name", "instance.name", 8, 0, NAME, DEC, NONE)
+/* clang-format on */
+
+/* §2.2.4.6 */
+/* clang-format off */
+#define LAYOUT_COUNTER_IDENTIFIER(X)                                                                    \
+    X(COUNTER_IDENTIFIER, CounterSetGuid, "CounterSetGuid", "guid", "counterset", 0, 16, GUID, DEC, NONE) \
+    X(COUNTER_IDENTIFIER, Status, "Status", "status", "identifier.status", 16, 4, U32, STATUS, NONE)    \
+    X(COUNTER_IDENTIFIER, Size, "Size", "size", "identifier.size", 20, 4, U32, DEC, SIZE8)              \
+    X(COUNTER_IDENTIFIER, CounterId, "CounterId", "counter_id", "counter.id", 24, 4, U32, ID, NONE)     \
+    X(COUNTER_IDENTIFIER, InstanceId, "InstanceId", "instance_id", "instance.id", 28, 4, U32, DEC, NONE) \
+    X(COUNTER_IDENTIFIER, Index, "Index", "index", "identifier.index", 32, 4, U32, DEC, NONE)           \
+    X(COUNTER_IDENTIFIER, Reserved, "Reserved", "reserved", "identifier.reserved", 36, 4, U32, DEC,     \
+      RESERVED)                                                                                         \
+    X(COUNTER_IDENTIFIER, InstanceName, "InstanceName", "name", "instance.name", 40, 0, NAME, DEC, NONE)
+/* clang-format on */
+
+/* §2.2.4.7; SystemTime is a [MS-DTYP] SYSTEMTIME, 8 WORDs (D1). */
+/* clang-format off */
+#define LAYOUT_DATA_HEADER(X)                                                                           \
+    X(DATA_HEADER, dwTotalSize, "dwTotalSize", "total_size", "data.total_size", 0, 4, U32, DEC, NONE)   \
+    X(DATA_HEADER, dwNumCounter, "dwNumCounter", "num_counters", "data.num_counters", 4, 4, U32, DEC,   \
+      NONE)                                                                                             \
+    X(DATA_HEADER, PerfTimeStamp, "PerfTimeStamp", "perf_time_stamp", "data.time_stamp", 8, 8, U64,     \
+      DEC, NONE)                                                                                        \
+    X(DATA_HEADER, PerfTime100NSec, "PerfTime100NSec", "perf_time_100nsec", "data.time_100ns", 16, 8,   \
+      U64, FILETIME, NONE)                                                                              \
+    X(DATA_HEADER, PerfFreq, "PerfFreq", "perf_freq", "data.freq", 24, 8, U64, DEC, NONE)               \
+    X(DATA_HEADER, wYear, "SystemTime.wYear", "system_time.year", "data.system_time.year", 32, 2, U16,  \
+      DEC, NONE)                                                                                        \
+    X(DATA_HEADER, wMonth, "SystemTime.wMonth", "system_time.month", "data.system_time.month", 34, 2,   \
+      U16, DEC, NONE)                                                                                   \
+    X(DATA_HEADER, wDayOfWeek, "SystemTime.wDayOfWeek", "system_time.day_of_week",                      \
+      "data.system_time.day_of_week", 36, 2, U16, DEC, NONE)                                            \
+    X(DATA_HEADER, wDay, "SystemTime.wDay", "system_time.day", "data.system_time.day", 38, 2, U16, DEC, \
+      NONE)                                                                                             \
+    X(DATA_HEADER, wHour, "SystemTime.wHour", "system_time.hour", "data.system_time.hour", 40, 2, U16,  \
+      DEC, NONE)                                                                                        \
+    X(DATA_HEADER, wMinute, "SystemTime.wMinute", "system_time.minute", "data.system_time.minute", 42, \
+      2, U16, DEC, NONE)                                                                                \
+    X(DATA_HEADER, wSecond, "SystemTime.wSecond", "system_time.second", "data.system_time.second", 44, \
+      2, U16, DEC, NONE)                                                                                \
+    X(DATA_HEADER, wMilliseconds, "SystemTime.wMilliseconds", "system_time.milliseconds",               \
+      "data.system_time.milliseconds", 46, 2, U16, DEC, NONE)
+/* clang-format on */
+
+/* §2.2.4.8 */
+/* clang-format off */
+#define LAYOUT_COUNTER_HEADER(X)                                                                        \
+    X(COUNTER_HEADER, dwStatus, "dwStatus", "status", "block.status", 0, 4, U32, STATUS, NONE)          \
+    X(COUNTER_HEADER, dwType, "dwType", "type", "block.type", 4, 4, U32, BLOCK_TYPE, NONE)              \
+    X(COUNTER_HEADER, dwSize, "dwSize", "size", "block.size", 8, 4, U32, DEC, NONE)                     \
+    X(COUNTER_HEADER, Reserved, "Reserved", "reserved", "block.reserved", 12, 4, U32, DEC, RESERVED)
+/* clang-format on */
+
+/* §2.2.4.11; the counter ID array follows, one COUNTER_ID each. */
+/* clang-format off */
+#define LAYOUT_MULTI_COUNTERS(X)                                                                        \
+    X(MULTI_COUNTERS, dwSize, "dwSize", "multi_size", "multi_counters.size", 0, 4, U32, DEC, NONE)      \
+    X(MULTI_COUNTERS, dwCounters, "dwCounters", "num_counters", "multi_counters.count", 4, 4, U32, DEC, \
+      NONE)
+/* clang-format on */
+
+#define LAYOUT_COUNTER_ID(X) X(COUNTER_ID, Id, "CounterId", "", "counter.id", 0, 4, U32, DEC, NONE)
+
+/* §2.2.4.10 */
+/* clang-format off */
+#define LAYOUT_MULTI_INSTANCES(X)                                                                       \
+    X(MULTI_INSTANCES, dwTotalSize, "dwTotalSize", "instances_size", "multi_instances.size", 0, 4, U32, \
+      DEC, NONE)                                                                                        \
+    X(MULTI_INSTANCES, dwInstances, "dwInstances", "num_instances", "multi_instances.count", 4, 4, U32, \
+      DEC, NONE)
+/* clang-format on */
+
+/* §2.2.4.9; Value is the dwDataSize bytes after the structure. */
+/* clang-format off */
+#define LAYOUT_COUNTER_DATA(X)                                                                          \
+    X(COUNTER_DATA, dwDataSize, "dwDataSize", "data_size", "value.data_size", 0, 4, U32, DEC, NONE)     \
+    X(COUNTER_DATA, dwSize, "dwSize", "size", "value.size", 4, 4, U32, DEC, NONE)                       \
+    X(COUNTER_DATA, Value, "Value", "value", "counter.value", 8, 0, VALUE, DEC, NONE)
+/* clang-format on */
+
+#define GEN_OFFSET(S, F, name, key, abbrev, off, size, type, show, check) S##_##F = off,
+#define GEN_FIELD(S, F, name, key, abbrev, off, size, type, show, check) \
+    {name, key, abbrev, S##_NAME "." name, off, size, PCQ_FT_##type, PCQ_SHOW_##show},
+#define GEN_CHECK(S, F, name, key, abbrev, off, size, type, show, check) CK_##check,
+
+/* clang-format off */
+#define LAYOUT_ALL(X)                                                                          \
+    X(COUNTERSET_REG_INFO) X(COUNTER_REG_INFO) X(STRING_BUFFER_HEADER)                         \
+    X(STRING_COUNTER_HEADER) X(STRING) X(INSTANCE_HEADER) X(COUNTER_IDENTIFIER)        \
+    X(DATA_HEADER) X(COUNTER_HEADER) X(MULTI_COUNTERS) X(COUNTER_ID) X(MULTI_INSTANCES)        \
+    X(COUNTER_DATA)
+/* clang-format on */
+
+#define GEN_OFFSETS(W)                      \
+    enum {                                  \
+        LAYOUT_##W(GEN_OFFSET) W##_NFIELDS_ \
+    };
+LAYOUT_ALL(GEN_OFFSETS)
+/* clang-format off */
+#define GEN_TABLES(W)                                                                 \
+    static const pcq_field W##_fields[] = {LAYOUT_##W(GEN_FIELD)};                     \
+    static const unsigned char W##_checks[] = {LAYOUT_##W(GEN_CHECK)};
+/* clang-format on */
+LAYOUT_ALL(GEN_TABLES)
+
+/* A [MS-DTYP] GUID shows as what it names: a counterset (opnum 0 array) or
+ * a provider (RequestCode 8). */
+/* clang-format off */
+static const pcq_field COUNTERSET_GUID_fields[] = {
+    {"GUID", "", "counterset", GUID_NAME, 0, 16, PCQ_FT_GUID, PCQ_SHOW_DEC},
+};
+/* clang-format on */
+/* clang-format off */
+static const pcq_field PROVIDER_GUID_fields[] = {
+    {"GUID", "guid", "provider", GUID_NAME, 0, 16, PCQ_FT_GUID, PCQ_SHOW_DEC},
+};
+/* clang-format on */
+
+/* Each structure type: its public description and its check column. */
+typedef struct layout {
+    pcq_struct_info info;
+    const unsigned char *checks; /* NULL: no rules */
+} layout;
+
+#define NFIELDS(a) (sizeof a / sizeof a[0])
+#define LAYOUT(T, W, section, fields, checks)                                     \
+    {                                                                             \
+        {PCQ_S_##T, W##_NAME, section, W##_SIZE, NFIELDS(fields), fields}, checks \
+    }
+
+/* clang-format off */
+static const layout layouts[PCQ_S_END_] = {
+    {{PCQ_S_NONE, "", "", 0, 0, NULL}, NULL},
+    LAYOUT(COUNTERSET_REG_INFO, COUNTERSET_REG_INFO, "§2.2.4.1", COUNTERSET_REG_INFO_fields,
+           COUNTERSET_REG_INFO_checks),
+    LAYOUT(COUNTER_REG_INFO, COUNTER_REG_INFO, "§2.2.4.2", COUNTER_REG_INFO_fields,
+           COUNTER_REG_INFO_checks),
+    LAYOUT(STRING_BUFFER_HEADER, STRING_BUFFER_HEADER, "§2.2.4.3", STRING_BUFFER_HEADER_fields,
+           STRING_BUFFER_HEADER_checks),
+    LAYOUT(STRING_COUNTER_HEADER, STRING_COUNTER_HEADER, "§2.2.4.4", STRING_COUNTER_HEADER_fields,
+           STRING_COUNTER_HEADER_checks),
+    LAYOUT(STRING, STRING, "§3.1.4.1.2", STRING_fields, STRING_checks),
+    LAYOUT(PROVIDER_GUID, GUID, "§3.1.4.1.2", PROVIDER_GUID_fields, NULL),
+    LAYOUT(COUNTERSET_GUID, GUID, "§3.1.4.1.1", COUNTERSET_GUID_fields, NULL),
+    LAYOUT(INSTANCE, INSTANCE_HEADER, "§2.2.4.5, §3.1.4.1.3", INSTANCE_HEADER_fields,
+           INSTANCE_HEADER_checks),
+    LAYOUT(COUNTER_IDENTIFIER, COUNTER_IDENTIFIER, "§2.2.4.6", COUNTER_IDENTIFIER_fields,
+           COUNTER_IDENTIFIER_checks),
+    LAYOUT(DATA_HEADER, DATA_HEADER, "§2.2.4.7", DATA_HEADER_fields, DATA_HEADER_checks),
+    LAYOUT(COUNTER_HEADER, COUNTER_HEADER, "§2.2.4.8", COUNTER_HEADER_fields, COUNTER_HEADER_checks),
+    LAYOUT(MULTI_COUNTERS, MULTI_COUNTERS, "§2.2.4.11", MULTI_COUNTERS_fields, MULTI_COUNTERS_checks),
+    LAYOUT(COUNTER_ID, COUNTER_ID, "§2.2.4.11", COUNTER_ID_fields, COUNTER_ID_checks),
+    LAYOUT(MULTI_INSTANCES, MULTI_INSTANCES, "§2.2.4.10", MULTI_INSTANCES_fields,
+           MULTI_INSTANCES_checks),
+    /* Figure 9's padding rule (MUST be 0) is checked by its parser; Size is
+     * not: §3.1.4.1.3's "MUST be an 8-byte multiple" is about opnum 2. */
+    LAYOUT(DATA_INSTANCE, INSTANCE_HEADER, "§2.2.4.5, §3.1.4.1.6", INSTANCE_HEADER_fields, NULL),
+    LAYOUT(COUNTER_DATA, COUNTER_DATA, "§2.2.4.9", COUNTER_DATA_fields, COUNTER_DATA_checks),
+};
+/* clang-format on */
+
+const pcq_struct_info *pcq_struct_info_of(int type)
+{
+    return type > PCQ_S_NONE && type < PCQ_S_END_ ? &layouts[type].info : NULL;
+}
+
+int pcq_field_get(const pcq_field *f, const void *buf, size_t len, size_t at, uint64_t *v)
+{
+    const uint8_t *b = (const uint8_t *)buf;
+    if (!f || !v || (!b && len)) return PCQ_ERR_INVALID_ARG;
+    if (f->type != PCQ_FT_U16 && f->type != PCQ_FT_U32 && f->type != PCQ_FT_I32 && f->type != PCQ_FT_U64)
+        return PCQ_ERR_INVALID_ARG;
+    if (at > len || f->offset > len - at || f->size > len - at - f->offset) return PCQ_ERR_TRUNCATED;
+    b += at + f->offset;
+    switch (f->type) {
+    case PCQ_FT_U16: *v = ld16(b); break;
+    case PCQ_FT_U64: *v = ld64(b); break;
+    case PCQ_FT_I32: *v = ld32(b) | (ld32(b) & 0x80000000u ? 0xFFFFFFFF00000000u : 0u); break;
+    default: *v = ld32(b); break;
+    }
+    return PCQ_OK;
+}
+
+/* The variable part f of a complete item: a name, a text, a value, the
+ * convention. */
+static int variable_field(const pcq_item *it, const pcq_field *f, pcq_field_value *out)
+{
+    static const char *const conventions[] = {"none", "spec", "win32"};
+    const pcq_value *v = &it->u.value;
+    out->offset = it->offset + f->offset;
+    switch (f->type) {
+    case PCQ_FT_NAME:
+        out->bytes = it->type == PCQ_S_INSTANCE             ? it->u.instance.name
+                     : it->type == PCQ_S_COUNTER_IDENTIFIER ? it->u.identifier.name
+                                                            : it->u.data_instance.name;
+        return out->kind = PCQ_V_TEXT;
+    case PCQ_FT_TEXT:
+        if (it->type == PCQ_S_STRING)
+            out->bytes = it->u.text;
+        else if (!it->u.entry.present)
+            return out->kind = PCQ_V_ABSENT;
+        else
+            out->bytes = it->u.entry.text, out->offset = it->u.entry.text_offset;
+        return out->kind = PCQ_V_TEXT;
+    case PCQ_FT_VALUE:
+        out->u = v->u64;
+        out->bytes = v->data;
+        return out->kind = v->is_int ? PCQ_V_UNSIGNED : PCQ_V_BYTES;
+    default: /* PCQ_FT_CONVENTION */
+        out->word = conventions[it->u.strings.convention % 3u];
+        return out->kind = PCQ_V_WORD;
+    }
+}
+
+int pcq_item_is_element(const pcq_item *it, pcq_kind kind)
+{
+    switch (it->type) {
+    case PCQ_S_COUNTER_REG_INFO: return kind == PCQ_KIND_COUNTERSET_INFO;
+    case PCQ_S_STRING_COUNTER_HEADER:
+    case PCQ_S_COUNTERSET_GUID:
+    case PCQ_S_INSTANCE:
+    case PCQ_S_COUNTER_IDENTIFIER:
+    case PCQ_S_COUNTER_HEADER:
+    case PCQ_S_COUNTER_ID:
+    case PCQ_S_DATA_INSTANCE: return 1;
+    case PCQ_S_COUNTER_DATA: return !it->single;
+    default: return 0;
+    }
+}
+
+int pcq_item_field(const pcq_item *it, const pcq_field *f, const void *buf, size_t len, pcq_field_value *out)
+{
+    const uint8_t *b = (const uint8_t *)buf;
+    uint64_t v;
+    if (!out) return PCQ_V_NONE;
+    memset(out, 0, sizeof *out);
+    if (!it || !f || (!b && len)) return PCQ_V_NONE;
+    if (f->size == 0) return it->partial ? PCQ_V_NONE : variable_field(it, f, out);
+    if ((size_t)f->offset + f->size > it->size || it->offset > len ||
+        (size_t)f->offset + f->size > len - it->offset)
+        return PCQ_V_NONE;
+    out->offset = it->offset + f->offset;
+    if (f->type == PCQ_FT_GUID) {
+        read_guid_at(b + it->offset + f->offset, &out->guid);
+        return out->kind = PCQ_V_GUID;
+    }
+    pcq_field_get(f, b, len, it->offset, &v);
+    out->u = v;
+    if (f->type != PCQ_FT_I32) return out->kind = PCQ_V_UNSIGNED;
+    out->i = to_i32((uint32_t)v);
+    return out->kind = PCQ_V_SIGNED;
+}
+
+/* ======================================================================== */
+/* 3. Names of the spec's constants, counter types, kinds                   */
+/* ======================================================================== */
 typedef struct name_entry {
     uint32_t value;
     const char *name;
@@ -201,92 +652,88 @@ static const char *lookup(const name_entry *t, size_t n, uint32_t value)
 }
 #define LOOKUP(table, v) lookup(table, sizeof table / sizeof table[0], v)
 
-/* §2.2.4.2: the 34 types a server MUST use. */
-static const name_entry spec_counter_types[] = {
-    {0x10410400u, "PERF_COUNTER_COUNTER"},
-    {0x20410500u, "PERF_COUNTER_TIMER"},
-    {0x00450400u, "PERF_COUNTER_QUEUELEN_TYPE"},
-    {0x00450500u, "PERF_COUNTER_LARGE_QUEUELEN_TYPE"},
-    {0x00550500u, "PERF_COUNTER_100NS_QUEUELEN_TYPE"},
-    {0x00650500u, "PERF_COUNTER_OBJ_TIME_QUEUELEN_TYPE"},
-    {0x10410500u, "PERF_COUNTER_BULK_COUNT"},
-    {0x00000B00u, "PERF_COUNTER_TEXT"},
-    {0x00010000u, "PERF_COUNTER_RAWCOUNT"},
-    {0x00010100u, "PERF_COUNTER_LARGE_RAWCOUNT"},
-    {0x00000000u, "PERF_COUNTER_RAWCOUNT_HEX"},
-    {0x00000100u, "PERF_COUNTER_LARGE_RAWCOUNT_HEX"},
-    {0x20C20400u, "PERF_SAMPLE_FRACTION"},
-    {0x00410400u, "PERF_SAMPLE_COUNTER"},
-    {0x21410500u, "PERF_COUNTER_TIMER_INV"},
-    {0x30240500u, "PERF_ELAPSED_TIME"},
-    {0x40030401u, "PERF_SAMPLE_BASE"},
-    {0x30020400u, "PERF_AVERAGE_TIMER"},
-    {0x40030402u, "PERF_AVERAGE_BASE"},
-    {0x40020500u, "PERF_AVERAGE_BULK"},
-    {0x20610500u, "PERF_OBJ_TIME_TIMER"},
-    {0x20570500u, "PERF_PRECISION_100NS_TIMER"},
-    {0x20470500u, "PERF_PRECISION_SYSTEM_TIMER"},
-    {0x20670500u, "PERF_PRECISION_OBJECT_TIMER"},
-    {0x20510500u, "PERF_100NSEC_TIMER"},
-    {0x21510500u, "PERF_100NSEC_TIMER_INV"},
-    {0x22410500u, "PERF_COUNTER_MULTI_TIMER"},
-    {0x23410500u, "PERF_COUNTER_MULTI_TIMER_INV"},
-    {0x22510500u, "PERF_100NSEC_MULTI_TIMER"},
-    {0x23510500u, "PERF_100NSEC_MULTI_TIMER_INV"},
-    {0x20020400u, "PERF_RAW_FRACTION"},
-    {0x40030403u, "PERF_RAW_BASE"},
-    {0x20020500u, "PERF_LARGE_RAW_FRACTION"},
-    {0x40030500u, "PERF_LARGE_RAW_BASE"},
-};
+/* The codec's columns of PCQ_COUNTER_TYPE_TABLE (pcq_codec.h). */
+typedef struct ctype {
+    uint32_t value;
+    const char *name;
+    uint8_t spec, req;
+    uint32_t base;
+} ctype;
 
-/* winperf.h types outside the spec's list that servers are known to report. */
-static const name_entry other_counter_types[] = {
-    {0x00400400u, "PERF_COUNTER_DELTA"},
-    {0x00400500u, "PERF_COUNTER_LARGE_DELTA"},
-    {0x40000200u, "PERF_COUNTER_NODATA"},
-    {0x42030500u, "PERF_COUNTER_MULTI_BASE"},
-    {0x80000000u, "PERF_COUNTER_HISTOGRAM_TYPE"},
+/* clang-format off */
+static const ctype ctypes[] = {
+#define PCQ_X_(name, value, spec, size, samples, req, base, needs, tb, unit, disp, hex, op, f) \
+    {value, #name, spec, req, base},
+    PCQ_COUNTER_TYPE_TABLE(PCQ_X_)
+#undef PCQ_X_
 };
+/* clang-format on */
 
-int pcq_counter_type_is_known(uint32_t type)
+/* The table is in ascending order of value (test_calc checks it). */
+static const ctype *ctype_of(uint32_t type)
 {
-    return LOOKUP(spec_counter_types, type) != NULL;
+    size_t lo = 0, hi = sizeof ctypes / sizeof ctypes[0];
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (ctypes[mid].value == type) return &ctypes[mid];
+        if (ctypes[mid].value < type)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return NULL;
 }
 
 const char *pcq_counter_type_name(uint32_t type)
 {
-    const char *n = LOOKUP(spec_counter_types, type);
-    return n ? n : LOOKUP(other_counter_types, type);
+    const ctype *c = ctype_of(type);
+    return c ? c->name : NULL;
+}
+
+int pcq_counter_type_is_known(uint32_t type)
+{
+    const ctype *c = ctype_of(type);
+    return c && c->spec;
+}
+
+unsigned pcq_counter_type_requires(uint32_t type, uint32_t *base_type)
+{
+    const ctype *c = ctype_of(type);
+    if (base_type) *base_type = c ? c->base : 0;
+    return c ? c->req : 0u;
 }
 
 const char *pcq_detail_level_name(uint32_t level)
 {
     static const name_entry t[] = {
-        {100, "PERF_DETAIL_NOVICE"}, {200, "PERF_DETAIL_ADVANCED"},
+        {100, "PERF_DETAIL_NOVICE"},
+        {200, "PERF_DETAIL_ADVANCED"},
     };
     return LOOKUP(t, level);
 }
 
 /* §2.2.4.1 InstanceType; names from perflib.h. */
+/* clang-format off */
+static const name_entry instance_types[] = {
+    {0x00, "PERF_COUNTERSET_SINGLE_INSTANCE"},
+    {0x02, "PERF_COUNTERSET_MULTI_INSTANCES"},
+    {0x04, "PERF_COUNTERSET_SINGLE_AGGREGATE"},
+    {0x06, "PERF_COUNTERSET_MULTI_AGGREGATE"},
+    {0x0C, "PERF_COUNTERSET_SINGLE_AGGREGATE_HISTORY"},
+    {0x16, "PERF_COUNTERSET_INSTANCE_AGGREGATE"},
+};
+/* clang-format on */
+
 const char *pcq_instance_type_name(uint32_t type)
 {
-    static const name_entry t[] = {
-        {0x00, "PERF_COUNTERSET_SINGLE_INSTANCE"},
-        {0x02, "PERF_COUNTERSET_MULTI_INSTANCES"},
-        {0x04, "PERF_COUNTERSET_SINGLE_AGGREGATE"},
-        {0x06, "PERF_COUNTERSET_MULTI_AGGREGATE"},
-        {0x0C, "PERF_COUNTERSET_SINGLE_AGGREGATE_HISTORY"},
-        {0x16, "PERF_COUNTERSET_INSTANCE_AGGREGATE"},
-    };
-    return LOOKUP(t, type);
+    return LOOKUP(instance_types, type);
 }
 
 const char *pcq_aggregate_name(uint32_t func)
 {
     static const name_entry t[] = {
-        {0, "PERF_AGGREGATE_UNDEFINED"}, {1, "PERF_AGGREGATE_TOTAL"},
-        {2, "PERF_AGGREGATE_AVG"},       {3, "PERF_AGGREGATE_MIN"},
-        {4, "PERF_AGGREGATE_MAX"},
+        {0, "PERF_AGGREGATE_UNDEFINED"}, {1, "PERF_AGGREGATE_TOTAL"}, {2, "PERF_AGGREGATE_AVG"},
+        {3, "PERF_AGGREGATE_MIN"},       {4, "PERF_AGGREGATE_MAX"},
     };
     return LOOKUP(t, func);
 }
@@ -294,9 +741,8 @@ const char *pcq_aggregate_name(uint32_t func)
 const char *pcq_block_type_name(uint32_t type)
 {
     static const name_entry t[] = {
-        {0, "PERF_ERROR_RETURN"},    {1, "PERF_SINGLE_COUNTER"},
-        {2, "PERF_MULTI_COUNTERS"},  {4, "PERF_MULTI_INSTANCES"},
-        {6, "PERF_COUNTERSET"},
+        {0, "PERF_ERROR_RETURN"},    {1, "PERF_SINGLE_COUNTER"}, {2, "PERF_MULTI_COUNTERS"},
+        {4, "PERF_MULTI_INSTANCES"}, {6, "PERF_COUNTERSET"},
     };
     return LOOKUP(t, type);
 }
@@ -305,11 +751,10 @@ const char *pcq_block_type_name(uint32_t type)
 const char *pcq_request_code_name(uint32_t code)
 {
     static const name_entry t[] = {
-        {1, "COUNTERSET_INFO"},         {2, "COUNTER_INFO"},
-        {3, "COUNTERSET_NAME"},         {4, "COUNTERSET_HELP"},
-        {5, "COUNTER_NAMES"},           {6, "COUNTER_HELP"},
-        {7, "PROVIDER_NAME"},           {8, "PROVIDER_GUID"},
-        {9, "COUNTERSET_ENGLISH_NAME"}, {10, "COUNTER_ENGLISH_NAMES"},
+        {1, "COUNTERSET_INFO"},        {2, "COUNTER_INFO"},  {3, "COUNTERSET_NAME"},
+        {4, "COUNTERSET_HELP"},        {5, "COUNTER_NAMES"}, {6, "COUNTER_HELP"},
+        {7, "PROVIDER_NAME"},          {8, "PROVIDER_GUID"}, {9, "COUNTERSET_ENGLISH_NAME"},
+        {10, "COUNTER_ENGLISH_NAMES"},
     };
     return LOOKUP(t, code);
 }
@@ -353,19 +798,35 @@ const char *pcq_opnum_name(uint32_t opnum)
 const char *pcq_attrib_bit_name(unsigned bit)
 {
     static const char *const t[] = {
-        "PERF_ATTRIB_BY_REFERENCE", "PERF_ATTRIB_NO_DISPLAYABLE",
-        "PERF_ATTRIB_NO_GROUP_SEPARATOR", "PERF_ATTRIB_DISPLAY_AS_REAL",
-        "PERF_ATTRIB_DISPLAY_AS_HEX",
+        "PERF_ATTRIB_BY_REFERENCE",    "PERF_ATTRIB_NO_DISPLAYABLE", "PERF_ATTRIB_NO_GROUP_SEPARATOR",
+        "PERF_ATTRIB_DISPLAY_AS_REAL", "PERF_ATTRIB_DISPLAY_AS_HEX",
     };
     return bit < 5 ? t[bit] : NULL;
 }
 
-/* ------------------------------------------------------------------------ */
-/* Buffer kinds (§3.1.4.1).                                                  */
-/* ------------------------------------------------------------------------ */
+const char *pcq_field_value_name(const pcq_field *f, uint64_t v)
+{
+    uint32_t u = (uint32_t)v;
+    if (!f || v > 0xFFFFFFFFu) return NULL;
+    switch (f->show) {
+    case PCQ_SHOW_ID:
+        if (u != 0xFFFFFFFFu) return NULL;
+        if (strcmp(f->abbrev, "string.offset") == 0) return "absent";
+        return strcmp(f->what, COUNTER_IDENTIFIER_NAME ".CounterId") == 0 ? "wildcard" : "none";
+    case PCQ_SHOW_STATUS: return pcq_win32_status_name(u);
+    case PCQ_SHOW_BLOCK_TYPE: return pcq_block_type_name(u);
+    case PCQ_SHOW_COUNTER_TYPE: return pcq_counter_type_name(u);
+    case PCQ_SHOW_DETAIL_LEVEL: return pcq_detail_level_name(u);
+    case PCQ_SHOW_INSTANCE_TYPE: return pcq_instance_type_name(u);
+    case PCQ_SHOW_AGGREGATE: return pcq_aggregate_name(u);
+    default: return NULL;
+    }
+}
+
+/* ---- kinds (§3.1.4.1) ---- */
 static const char *const kind_names[PCQ_KIND_END_] = {
-    "none", "counterset-info", "counter-info", "strings", "string",
-    "guid", "guids", "instances", "identifiers", "data",
+    "none", "counterset-info", "counter-info", "strings",     "string",
+    "guid", "guids",           "instances",    "identifiers", "data",
 };
 
 const char *pcq_kind_name(pcq_kind kind)
@@ -399,47 +860,21 @@ pcq_kind pcq_kind_for(uint32_t opnum, uint32_t request_code, int is_reply)
     switch (request_code) {
     case 1: return PCQ_KIND_COUNTERSET_INFO;
     case 2: return PCQ_KIND_COUNTER_INFO;
-    case 3: case 4: case 7: case 9: return PCQ_KIND_STRING;
-    case 5: case 6: case 10: return PCQ_KIND_STRINGS;
+    case 3:
+    case 4:
+    case 7:
+    case 9: return PCQ_KIND_STRING;
+    case 5:
+    case 6:
+    case 10: return PCQ_KIND_STRINGS;
     case 8: return PCQ_KIND_GUID;
     default: return PCQ_KIND_NONE;
     }
 }
 
-/* ------------------------------------------------------------------------ */
-/* counterset-info and counter-info (§2.2.4.1, §2.2.4.2, Figure 1).          */
-/* ------------------------------------------------------------------------ */
-enum {
-    CSET_SIZE = 32,     /* _PERF_COUNTERSET_REG_INFO */
-    CSET_TYPE = 16, CSET_DETAIL = 20, CSET_NUM = 24, CSET_INSTANCE = 28,
-    CREG_SIZE = 48,     /* _PERF_COUNTER_REG_INFO */
-    CREG_ID = 0, CREG_TYPE = 4, CREG_ATTRIB = 8, CREG_DETAIL = 16, CREG_SCALE = 20,
-    CREG_BASE = 24, CREG_TIME = 28, CREG_FREQ = 32, CREG_MULTI = 36,
-    CREG_AGG = 40, CREG_RESERVED = 44
-};
-
-/* Two's complement reinterpretation without implementation-defined casts. */
-static int32_t to_i32(uint32_t u)
-{
-    return u <= (uint32_t)INT32_MAX ? (int32_t)u : (int32_t)(u - 0x80000000u) - INT32_MAX - 1;
-}
-
-static void read_counter_reg(const uint8_t *p, pcq_counter_reg *c)
-{
-    c->counter_id = ld32(p + CREG_ID);
-    c->type = ld32(p + CREG_TYPE);
-    c->attrib = ld64(p + CREG_ATTRIB);
-    c->detail_level = ld32(p + CREG_DETAIL);
-    c->default_scale = to_i32(ld32(p + CREG_SCALE));
-    c->base_counter_id = ld32(p + CREG_BASE);
-    c->perf_time_id = ld32(p + CREG_TIME);
-    c->perf_freq_id = ld32(p + CREG_FREQ);
-    c->multi_id = ld32(p + CREG_MULTI);
-    c->aggregate_func = ld32(p + CREG_AGG);
-    c->reserved = ld32(p + CREG_RESERVED);
-}
-
-static int detail_ok(uint32_t level) { return level == 100 || level == 200; }
+/* ======================================================================== */
+/* 4. Checks                                                                */
+/* ======================================================================== */
 
 /* §2.2.4.2 Attrib: bits 0x01..0x10 only; "no display" (0x2) not with 0x4,
  * 0x8 or 0x10; "no group separator" (0x4) or "real" (0x8) not with hex (0x10). */
@@ -451,259 +886,227 @@ static int attrib_ok(uint64_t a)
     return 1;
 }
 
-/* The per-field MUSTs of one _PERF_COUNTER_REG_INFO at offset o. */
-static int check_counter_reg(const pcq_opts *o, pcq_error *err, const pcq_counter_reg *c,
-                             size_t at)
+/* ---- set-wide: a table of entry indexes sorted by a key ----------------- */
+/* A counterset's counters by (CounterId, index), a string block's present
+ * entries by (start, index): heapsort in place (no recursion, O(n log n)),
+ * in the walk's own 2-byte table for up to PCQ_PAIR_CHECK_MAX entries, else
+ * in the caller's scratch (4 bytes an entry). The keys are read from the
+ * buffer each time, so the table holds nothing but indexes. */
+typedef struct set_ctx {
+    const uint8_t *b;
+    int strings; /* keys: string starts; else counter ids */
+    size_t base; /* strings: the convention's base */
+} set_ctx;
+
+static uint32_t tab_get(const pcq_walk *w, size_t i)
 {
-    int rc = PCQ_OK;
-    if (!o) return PCQ_OK;
-    if (!pcq_counter_type_is_known(c->type))
-        rc = diag(o, err, PCQ_DIAG_COUNTER_TYPE, at + CREG_TYPE, "_PERF_COUNTER_REG_INFO.Type");
-    if (!rc && !attrib_ok(c->attrib))
-        rc = diag(o, err, PCQ_DIAG_ATTRIB, at + CREG_ATTRIB, "_PERF_COUNTER_REG_INFO.Attrib");
-    if (!rc && !detail_ok(c->detail_level))
-        rc = diag(o, err, PCQ_DIAG_DETAIL_LEVEL, at + CREG_DETAIL,
-                  "_PERF_COUNTER_REG_INFO.DetailLevel");
-    if (!rc && (c->default_scale < -10 || c->default_scale > 10))
-        rc = diag(o, err, PCQ_DIAG_DEFAULT_SCALE, at + CREG_SCALE,
-                  "_PERF_COUNTER_REG_INFO.DefaultScale");
-    if (!rc && c->aggregate_func > 4)
-        rc = diag(o, err, PCQ_DIAG_AGGREGATE_FUNC, at + CREG_AGG,
-                  "_PERF_COUNTER_REG_INFO.AggregateFunc");
-    if (!rc && c->reserved != 0)
-        rc = diag(o, err, PCQ_DIAG_RESERVED, at + CREG_RESERVED,
-                  "_PERF_COUNTER_REG_INFO.Reserved");
-    return rc;
+    return w->scratch ? w->scratch[i] : w->table[i];
 }
 
-/* §2.2.4.2 tables: which related counter a type needs, and of what type. */
-#define T_LARGE_RAWCOUNT 0x00010100u
-#define T_RAWCOUNT       0x00010000u
-static uint32_t required_base_type(uint32_t type)
+static void tab_put(pcq_walk *w, size_t i, uint32_t v)
 {
-    switch (type) {
-    case 0x30020400u: case 0x40020500u: return 0x40030402u;  /* AVERAGE_* -> AVERAGE_BASE */
-    case 0x20020500u: case 0x20470500u: case 0x20570500u:
-        return 0x40030500u;                                  /* -> LARGE_RAW_BASE */
-    case 0x20020400u: return 0x40030403u;                    /* RAW_FRACTION -> RAW_BASE */
-    case 0x20C20400u: return 0x40030401u;                    /* SAMPLE_FRACTION -> SAMPLE_BASE */
-    default: return 0;
+    if (w->scratch)
+        w->scratch[i] = v;
+    else
+        w->table[i] = v;
+}
+
+static uint64_t set_key(const set_ctx *c, uint32_t i)
+{
+    if (c->strings)
+        return c->base + ld32(c->b + STRING_BUFFER_HEADER_SIZE + (size_t)i * STRING_COUNTER_HEADER_SIZE +
+                              STRING_COUNTER_HEADER_dwOffset);
+    return ld32(c->b + COUNTERSET_REG_INFO_SIZE + (size_t)i * COUNTER_REG_INFO_SIZE);
+}
+
+/* Entry i before entry j: by key, then by index. */
+static int set_less(const set_ctx *c, uint32_t i, uint32_t j)
+{
+    uint64_t ki = set_key(c, i), kj = set_key(c, j);
+    return ki < kj || (ki == kj && i < j);
+}
+
+static void sift_down(pcq_walk *w, const set_ctx *c, size_t root, size_t n)
+{
+    for (;;) {
+        size_t child = 2 * root + 1;
+        uint32_t t;
+        if (child >= n) return;
+        if (child + 1 < n && set_less(c, tab_get(w, child), tab_get(w, child + 1))) child++;
+        if (!set_less(c, tab_get(w, root), tab_get(w, child))) return;
+        t = tab_get(w, root);
+        tab_put(w, root, tab_get(w, child));
+        tab_put(w, child, t);
+        root = child;
     }
 }
 
-static int needs_time_and_freq(uint32_t type)
+static void set_sort(pcq_walk *w, const set_ctx *c, size_t n)
 {
-    return type == 0x00650500u || type == 0x30240500u || type == 0x20610500u ||
-           type == 0x20670500u;
-}
-
-static int needs_multi(uint32_t type)
-{
-    return type == 0x22410500u || type == 0x23410500u || type == 0x22510500u ||
-           type == 0x23510500u;
-}
-
-/* Pairwise checks cost n^2 without allocation: only up to this many counters. */
-#ifndef PCQ_PAIR_CHECK_MAX
-#define PCQ_PAIR_CHECK_MAX 1024u
-#endif
-
-/* Does counter `id` exist in the set with type `type`? */
-static int has_counter(const uint8_t *set, uint32_t n, uint32_t id, uint32_t type)
-{
-    uint32_t i;
-    for (i = 0; i < n; i++) {
-        const uint8_t *p = set + (size_t)i * CREG_SIZE;
-        if (ld32(p + CREG_ID) == id) return ld32(p + CREG_TYPE) == type;
+    size_t i;
+    uint32_t t;
+    for (i = n / 2; i-- > 0;) sift_down(w, c, i, n);
+    for (i = n; i-- > 1;) {
+        t = tab_get(w, 0);
+        tab_put(w, 0, tab_get(w, i));
+        tab_put(w, i, t);
+        sift_down(w, c, 0, i);
     }
+}
+
+/* Gets room for a set of n entries (2 words each: the sorted indexes, and
+ * what is kept of each): the walk's table, else the caller's scratch. 1, or
+ * 0 after PCQ_DIAG_CHECK_SKIPPED at `at`. */
+static int set_room(rd *r, size_t n, size_t at, const char *what)
+{
+    pcq_walk *w = r->w;
+    const pcq_opts *o = w->opts;
+    w->scratch = NULL;
+    w->lens = w->table + PCQ_PAIR_CHECK_MAX;
+    if (n <= PCQ_PAIR_CHECK_MAX) return 1;
+    if (o && o->scratch && o->scratch_size / PCQ_SCRATCH_PER_ENTRY >= n) {
+        w->scratch = (uint32_t *)o->scratch;
+        w->lens = w->scratch + n;
+        return 1;
+    }
+    rd_diag(r, PCQ_DIAG_CHECK_SKIPPED, at, what);
     return 0;
 }
 
-static int check_related(const pcq_opts *o, pcq_error *err, const uint8_t *set, uint32_t n,
-                         const pcq_counter_reg *c, size_t at)
+/* The first counter (lowest index) whose CounterId is id: its index, or -1. */
+static long set_find(const pcq_walk *w, const set_ctx *c, uint32_t id)
 {
-    uint32_t base = required_base_type(c->type);
-    const char *what = "_PERF_COUNTER_REG_INFO.BaseCounterId";
-    if (base && !has_counter(set, n, c->base_counter_id, base))
-        return diag(o, err, PCQ_DIAG_RELATED_COUNTER, at + CREG_BASE, what);
-    if (needs_time_and_freq(c->type)) {
-        if (!has_counter(set, n, c->perf_time_id, T_LARGE_RAWCOUNT))
-            return diag(o, err, PCQ_DIAG_RELATED_COUNTER, at + CREG_TIME,
-                        "_PERF_COUNTER_REG_INFO.PerfTimeId");
-        if (!has_counter(set, n, c->perf_freq_id, T_LARGE_RAWCOUNT))
-            return diag(o, err, PCQ_DIAG_RELATED_COUNTER, at + CREG_FREQ,
-                        "_PERF_COUNTER_REG_INFO.PerfFreqId");
+    size_t lo = 0, hi = w->nsorted;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (set_key(c, tab_get(w, mid)) < id)
+            lo = mid + 1;
+        else
+            hi = mid;
     }
-    if (needs_multi(c->type) && !has_counter(set, n, c->multi_id, T_RAWCOUNT))
-        return diag(o, err, PCQ_DIAG_RELATED_COUNTER, at + CREG_MULTI,
-                    "_PERF_COUNTER_REG_INFO.MultiId");
-    return PCQ_OK;
+    if (lo < w->nsorted && set_key(c, tab_get(w, lo)) == id) return (long)tab_get(w, lo);
+    return -1;
 }
 
-/* Counter i: its own fields, a unique CounterId, its related counters. */
-static int check_counter_in_set(const pcq_opts *o, pcq_error *err, const uint8_t *set,
-                                uint32_t n, uint32_t i, size_t at)
+/* Prepares the set-wide checks of a counterset whose n counters are all in
+ * the input: sorted by CounterId. */
+static void counters_prepare(rd *r, uint32_t n)
 {
-    pcq_counter_reg c;
-    uint32_t j;
-    int rc;
-    read_counter_reg(set + (size_t)i * CREG_SIZE, &c);
-    rc = check_counter_reg(o, err, &c, at);
-    if (rc || n > PCQ_PAIR_CHECK_MAX) return rc;
-    for (j = 0; j < i; j++)
-        if (ld32(set + (size_t)j * CREG_SIZE + CREG_ID) == c.counter_id)
-            return diag(o, err, PCQ_DIAG_DUPLICATE_ID, at + CREG_ID,
-                        "_PERF_COUNTER_REG_INFO.CounterId");
-    return check_related(o, err, set, n, &c, at);
-}
-
-static int check_counterset_reg(const pcq_opts *o, pcq_error *err, const pcq_counterset_reg *s)
-{
-    static const uint32_t inst_types[] = {0x0, 0x2, 0x4, 0x6, 0xC, 0x16};
-    size_t k;
-    int known = 0, rc = PCQ_OK;
-    for (k = 0; k < sizeof inst_types / sizeof inst_types[0]; k++)
-        known |= s->instance_type == inst_types[k];
-    if (s->counterset_type != 0)
-        rc = diag(o, err, PCQ_DIAG_COUNTERSET_TYPE, CSET_TYPE,
-                  "_PERF_COUNTERSET_REG_INFO.CounterSetType");
-    if (!rc && !detail_ok(s->detail_level))
-        rc = diag(o, err, PCQ_DIAG_DETAIL_LEVEL, CSET_DETAIL,
-                  "_PERF_COUNTERSET_REG_INFO.DetailLevel");
-    if (!rc && !known)
-        rc = diag(o, err, PCQ_DIAG_INSTANCE_TYPE, CSET_INSTANCE,
-                  "_PERF_COUNTERSET_REG_INFO.InstanceType");
-    return rc;
-}
-
-int pcq_decode_counterset_info(const void *buf, size_t len, const pcq_opts *opts,
-                               pcq_counterset_info *out, pcq_error *err)
-{
-    const uint8_t *b = (const uint8_t *)buf;
-    pcq_counterset_info csi;
-    size_t room, used;
-    uint32_t i, n;
-    int rc;
-
-    if (!b && len) return fail(err, PCQ_ERR_INVALID_ARG, 0, "buf");
-    if (len < CSET_SIZE)
-        return fail(err, PCQ_ERR_TRUNCATED, 0, "_PERF_COUNTERSET_REG_INFO");
-    read_guid_at(b, &csi.set.guid);
-    csi.set.counterset_type = ld32(b + CSET_TYPE);
-    csi.set.detail_level = ld32(b + CSET_DETAIL);
-    csi.set.num_counters = n = ld32(b + CSET_NUM);
-    csi.set.instance_type = ld32(b + CSET_INSTANCE);
-
-    /* §3.1.4.1.2: NumCounters structures MUST follow. Divide, never multiply. */
-    room = len - CSET_SIZE;
-    if (n > room / CREG_SIZE)
-        return fail(err, PCQ_ERR_TRUNCATED, CSET_NUM, "_PERF_COUNTERSET_REG_INFO.NumCounters");
-    if (n > PCQ_MAX_COUNTERS)
-        return fail(err, PCQ_ERR_LIMIT, CSET_NUM, "_PERF_COUNTERSET_REG_INFO.NumCounters");
-    used = (size_t)n * CREG_SIZE;
-    if (room - used >= CREG_SIZE)
-        return fail(err, PCQ_ERR_COUNT_MISMATCH, CSET_NUM,
-                    "_PERF_COUNTERSET_REG_INFO.NumCounters");
-    csi.counters.ptr = b + CSET_SIZE;
-    csi.counters.len = used;
-    csi.counters_offset = CSET_SIZE;
-
-    rc = opts ? check_counterset_reg(opts, err, &csi.set) : PCQ_OK;
-    for (i = 0; opts && !rc && i < n; i++)
-        rc = check_counter_in_set(opts, err, csi.counters.ptr, n, i,
-                                  CSET_SIZE + (size_t)i * CREG_SIZE);
-    if (!rc && room > used)
-        rc = diag(opts, err, PCQ_DIAG_TRAILING_BYTES, CSET_SIZE + used, "after the last counter");
-    if (rc) return rc;
-    if (out) *out = csi;
-    return PCQ_OK;
-}
-
-int pcq_counterset_counter(const pcq_counterset_info *csi, uint32_t i, pcq_counter_reg *out)
-{
-    if (!csi || !out || i >= csi->counters.len / CREG_SIZE) return PCQ_ERR_INVALID_ARG;
-    read_counter_reg(csi->counters.ptr + (size_t)i * CREG_SIZE, out);
-    return PCQ_OK;
-}
-
-int pcq_decode_counter_info(const void *buf, size_t len, const pcq_opts *opts,
-                            pcq_counter_reg *out, pcq_error *err)
-{
-    const uint8_t *b = (const uint8_t *)buf;
-    pcq_counter_reg c;
-    int rc;
-    if (!b && len) return fail(err, PCQ_ERR_INVALID_ARG, 0, "buf");
-    if (len < CREG_SIZE) return fail(err, PCQ_ERR_TRUNCATED, 0, "_PERF_COUNTER_REG_INFO");
-    read_counter_reg(b, &c);
-    rc = check_counter_reg(opts, err, &c, 0);
-    if (!rc && len > CREG_SIZE)
-        rc = diag(opts, err, PCQ_DIAG_TRAILING_BYTES, CREG_SIZE, "after _PERF_COUNTER_REG_INFO");
-    if (rc) return rc;
-    if (out) *out = c;
-    return PCQ_OK;
-}
-
-/* ------------------------------------------------------------------------ */
-/* strings (§2.2.4.3, §2.2.4.4, §3.1.4.1.2 Figure 2; NOTES §3).              */
-/* Two conventions for dwOffset: the spec counts from the end of the        */
-/* _STRING_COUNTER_HEADER array, perflib.h from the start of the block.     */
-/* ------------------------------------------------------------------------ */
-enum { SBH_SIZE = 8, SBH_COUNTERS = 4, SCH_SIZE = 8, SCH_OFFSET = 4 };
-
-/* Under the spec's convention the first string sits at dwOffset 0; under the
- * Win32 one every string lies past the header array. So the smallest present
- * offset tells them apart. */
-static pcq_str_convention detect_convention(const uint8_t *b, uint32_t n)
-{
-    size_t headers = SBH_SIZE + (size_t)n * SCH_SIZE;
-    uint32_t i, min = PCQ_STRING_ABSENT;
-    for (i = 0; i < n; i++) {
-        uint32_t off = ld32(b + SBH_SIZE + (size_t)i * SCH_SIZE + SCH_OFFSET);
-        if (off < min) min = off;
+    pcq_walk *w = r->w;
+    set_ctx c;
+    uint32_t i;
+    w->set_checks = 0;
+    w->nsorted = 0;
+    if (!set_room(r, n, COUNTERSET_REG_INFO_NumCounters, COUNTERSET_REG_INFO_NAME ".NumCounters")) {
+        w->set_checks = -1;
+        return;
     }
-    if (min == PCQ_STRING_ABSENT) return PCQ_STROFF_NONE;
-    return (size_t)min < headers ? PCQ_STROFF_SPEC : PCQ_STROFF_WIN32;
+    c.b = r->b;
+    c.strings = 0;
+    c.base = 0;
+    for (i = 0; i < n; i++) tab_put(w, i, i);
+    set_sort(w, &c, n);
+    w->nsorted = n;
+    w->set_checks = 1;
 }
 
-/* Entry i of a string block whose header array is known to fit in `size`:
- * its fields, and in *start where its text begins (when present). */
-static int string_entry_start(const uint8_t *b, size_t len, size_t size, uint32_t n,
-                              pcq_str_convention conv, uint32_t i, pcq_string_entry *e,
-                              size_t *start, pcq_error *err)
+/* Counter `id` exists (its first occurrence) with type `type`? */
+static int related_ok(rd *r, uint32_t id, uint32_t type)
 {
-    size_t at = SBH_SIZE + (size_t)i * SCH_SIZE;
-    size_t base = conv == PCQ_STROFF_SPEC ? SBH_SIZE + (size_t)n * SCH_SIZE : 0;
-    e->counter_id = ld32(b + at);
-    e->offset = ld32(b + at + SCH_OFFSET);
-    e->present = e->offset != PCQ_STRING_ABSENT;
-    e->text.ptr = NULL;
-    e->text.len = 0;
-    e->text_offset = 0;
-    *start = 0;
-    if (!e->present) return PCQ_OK;
-    /* base <= size is known; compare the offset with what is left. */
-    if (e->offset >= size - base)
-        return range_fail(err, len, base, (size_t)e->offset + 1, at + SCH_OFFSET,
-                          "_STRING_COUNTER_HEADER.dwOffset");
-    *start = base + e->offset;
+    set_ctx c;
+    long k;
+    c.b = r->b;
+    c.strings = 0;
+    c.base = 0;
+    k = set_find(r->w, &c, id);
+    return k >= 0 && ld32(r->b + COUNTERSET_REG_INFO_SIZE + (size_t)k * COUNTER_REG_INFO_SIZE +
+                          COUNTER_REG_INFO_Type) == type;
+}
+
+/* The set-wide rule of field CK_UNIQUE / CK_REL_* of counter i at `at`. */
+static int set_rule_ok(rd *r, int check, uint32_t i, size_t at)
+{
+    const uint8_t *p = r->b + at;
+    uint32_t base_type, type = ld32(p + COUNTER_REG_INFO_Type);
+    unsigned req = pcq_counter_type_requires(type, &base_type);
+    set_ctx c;
+    switch (check) {
+    case CK_UNIQUE:
+        c.b = r->b;
+        c.strings = 0;
+        c.base = 0;
+        return set_find(r->w, &c, ld32(p)) == (long)i;
+    case CK_REL_BASE:
+        return !(req & PCQ_REQ_BASE) || related_ok(r, ld32(p + COUNTER_REG_INFO_BaseCounterId), base_type);
+    case CK_REL_TIME:
+        return !(req & PCQ_REQ_TIME) ||
+               related_ok(r, ld32(p + COUNTER_REG_INFO_PerfTimeId), 0x00010100u); /* LARGE_RAWCOUNT */
+    case CK_REL_FREQ:
+        return !(req & PCQ_REQ_TIME) || related_ok(r, ld32(p + COUNTER_REG_INFO_PerfFreqId), 0x00010100u);
+    default:
+        return !(req & PCQ_REQ_MULTI) ||
+               related_ok(r, ld32(p + COUNTER_REG_INFO_MultiId), 0x00010000u); /* RAWCOUNT */
+    }
+}
+
+/* ---- per field: the check column of the layout ------------------------- */
+/* The diagnostic of one field's rule, or 0 when it holds. */
+static int field_rule(rd *r, int check, const pcq_field *f, size_t at, uint32_t index)
+{
+    uint64_t v = 0;
+    pcq_field_get(f, r->b, r->len, at, &v); /* the caller checked the bytes are there */
+    switch (check) {
+    case CK_RESERVED: return v ? PCQ_DIAG_RESERVED : 0;
+    case CK_CSET_TYPE: return v ? PCQ_DIAG_COUNTERSET_TYPE : 0;
+    case CK_DETAIL: return v != 100 && v != 200 ? PCQ_DIAG_DETAIL_LEVEL : 0;
+    case CK_INSTANCE_TYPE: return pcq_instance_type_name((uint32_t)v) ? 0 : PCQ_DIAG_INSTANCE_TYPE;
+    case CK_COUNTER_TYPE: return pcq_counter_type_is_known((uint32_t)v) ? 0 : PCQ_DIAG_COUNTER_TYPE;
+    case CK_ATTRIB: return attrib_ok(v) ? 0 : PCQ_DIAG_ATTRIB;
+    case CK_SCALE: return v + 10 > 20 ? PCQ_DIAG_DEFAULT_SCALE : 0; /* -10..10, sign-extended */
+    case CK_AGGREGATE: return v > 4 ? PCQ_DIAG_AGGREGATE_FUNC : 0;
+    case CK_SIZE8: return v % 8 ? PCQ_DIAG_SIZE_NOT_MULTIPLE_OF_8 : 0;
+    case CK_UNIQUE:
+        return r->w->set_checks > 0 && !set_rule_ok(r, check, index, at) ? PCQ_DIAG_DUPLICATE_ID : 0;
+    default: /* CK_REL_* */
+        return r->w->set_checks > 0 && !set_rule_ok(r, check, index, at) ? PCQ_DIAG_RELATED_COUNTER : 0;
+    }
+}
+
+static void set_prepare(rd *r, int type);
+
+/* Every rule of the structure of `type` at `at`, in wire order: where it
+ * starts, then its fields' rules in field order. Its fixed part is in the
+ * input. */
+static int check_fields(rd *r, int type, size_t at, uint32_t index)
+{
+    const pcq_struct_info *s = &layouts[type].info;
+    const unsigned char *checks = layouts[type].checks;
+    size_t i;
+    int code, rc;
+    if (!diags_on(r->w)) return PCQ_OK;
+    /* §2.2.4: "All the structures MUST begin on 8-byte boundaries." */
+    if ((at & 7u) && (rc = rd_diag(r, PCQ_DIAG_UNALIGNED, at, s->name)) != 0) return rc;
+    for (i = 0; checks && i < s->nfields; i++) {
+        if (checks[i] == CK_SET) {
+            set_prepare(r, type);
+            continue;
+        }
+        if (!checks[i] || !(code = field_rule(r, checks[i], &s->fields[i], at, index))) continue;
+        if ((rc = rd_diag(r, code, at + s->fields[i].offset, s->fields[i].what)) != 0) return rc;
+    }
     return PCQ_OK;
 }
 
-/* Entry i with its text: costs the length of that one string. */
-static int string_entry(const uint8_t *b, size_t len, size_t size, uint32_t n,
-                        pcq_str_convention conv, uint32_t i, pcq_string_entry *e,
-                        pcq_error *err)
+/* Non-zero padding where the spec says 0: offset of the first such byte. */
+static int check_zero(rd *r, size_t pos, size_t end, const char *what)
 {
-    size_t start, nul;
-    int rc = string_entry_start(b, len, size, n, conv, i, e, &start, err);
-    if (rc || !e->present) return rc;
-    nul = find_nul16(b, start, size);
-    if (nul == size) return fail(err, PCQ_ERR_NO_NUL, start, "counter string");
-    e->text.ptr = b + start;
-    e->text.len = nul - start;
-    e->text_offset = start;
+    if (!diags_on(r->w)) return PCQ_OK;
+    for (; pos < end; pos++)
+        if (r->b[pos]) return rd_diag(r, PCQ_DIAG_PADDING, pos, what);
     return PCQ_OK;
 }
+
+/* ---- string blocks: where strings end, and the dwOffset convention ------ */
 
 /* Entries may share text (all of them can point at one long string), so
  * validating them by a scan each costs entries x text: quadratic in len.
@@ -719,605 +1122,432 @@ static void last_nuls(const uint8_t *b, size_t end, size_t after[2])
         if (b[p - 2] == 0 && b[p - 1] == 0 && after[p % 2] == 0) after[p % 2] = p - 1;
 }
 
-int pcq_decode_strings(const void *buf, size_t len, const pcq_opts *opts, pcq_strings *out,
-                       pcq_error *err)
-{
-    const uint8_t *b = (const uint8_t *)buf;
-    pcq_strings s;
-    pcq_string_entry e;
-    size_t after[2], start;
-    uint32_t i;
-    int rc = PCQ_OK;
+typedef struct sblock {
+    const uint8_t *b;
+    size_t size;     /* dwSize (<= the input) */
+    uint32_t n;      /* dwCounters */
+    size_t area;     /* 8 + 8 n: where the strings may start */
+    size_t after[2]; /* last_nuls() */
+} sblock;
 
-    if (!b && len) return fail(err, PCQ_ERR_INVALID_ARG, 0, "buf");
-    if (len < SBH_SIZE) return fail(err, PCQ_ERR_TRUNCATED, 0, "_STRING_BUFFER_HEADER");
-    s.size = ld32(b);
-    s.num_counters = ld32(b + SBH_COUNTERS);
-    if (s.size < SBH_SIZE)
-        return fail(err, PCQ_ERR_SIZE_TOO_SMALL, 0, "_STRING_BUFFER_HEADER.dwSize");
-    if (s.size > len) return fail(err, PCQ_ERR_TRUNCATED, 0, "_STRING_BUFFER_HEADER.dwSize");
-    /* §3.1.4.1.2: dwCounters _STRING_COUNTER_HEADER structures MUST follow. */
-    /* Compare counts, never products: dwCounters * 8 wraps a 32-bit size_t. */
-    if (s.num_counters > (s.size - SBH_SIZE) / SCH_SIZE)
-        return fail(err, s.num_counters > (len - SBH_SIZE) / SCH_SIZE ? PCQ_ERR_TRUNCATED
-                                                                      : PCQ_ERR_EXCEEDS_CONTAINER,
-                    SBH_COUNTERS, "_STRING_BUFFER_HEADER.dwCounters");
-    if (s.num_counters > PCQ_MAX_COUNTERS)
-        return fail(err, PCQ_ERR_LIMIT, SBH_COUNTERS, "_STRING_BUFFER_HEADER.dwCounters");
-    s.convention = detect_convention(b, s.num_counters);
-    s.block.ptr = b;
-    s.block.len = s.size;
-    last_nuls(b, s.size, after);
-    for (i = 0; i < s.num_counters; i++) {
-        rc = string_entry_start(b, len, s.size, s.num_counters, s.convention, i, &e, &start, err);
-        if (rc) return rc;
-        if (e.present && start >= after[start % 2])
-            return fail(err, PCQ_ERR_NO_NUL, start, "counter string");
+static uint32_t entry_offset(const sblock *s, uint32_t i)
+{
+    return ld32(s->b + STRING_BUFFER_HEADER_SIZE + (size_t)i * STRING_COUNTER_HEADER_SIZE +
+                STRING_COUNTER_HEADER_dwOffset);
+}
+
+/* Where the last string of the block ends (after its NUL) when dwOffset
+ * counts from `base`, or the area start when no string is present. The NUL
+ * of a string starting at s is the first of its parity at or after s, so the
+ * string with the greatest start of each parity ends last: two scans. Every
+ * present entry must have been checked (reading_ok). */
+static size_t strings_end(const sblock *s, size_t base)
+{
+    size_t maxs[2] = {0, 0}, end = s->area, e, k;
+    uint32_t i, off;
+    for (i = 0; i < s->n; i++) {
+        if ((off = entry_offset(s, i)) == PCQ_STRING_ABSENT) continue;
+        k = (base + off) % 2;
+        if (base + off + 1 > maxs[k]) maxs[k] = base + off + 1; /* + 1: 0 is "none" */
     }
-    if (s.size % 8)
-        rc = diag(opts, err, PCQ_DIAG_SIZE_NOT_MULTIPLE_OF_8, 0, "_STRING_BUFFER_HEADER.dwSize");
-    if (!rc && len > s.size)
-        rc = diag(opts, err, PCQ_DIAG_TRAILING_BYTES, s.size, "after the string block");
-    if (rc) return rc;
-    if (out) *out = s;
-    return PCQ_OK;
-}
-
-int pcq_strings_get(const pcq_strings *s, uint32_t i, pcq_string_entry *out)
-{
-    if (!s || !out || i >= s->num_counters) return PCQ_ERR_INVALID_ARG;
-    return string_entry(s->block.ptr, s->block.len, s->block.len, s->num_counters,
-                        s->convention, i, out, NULL);
-}
-
-/* ------------------------------------------------------------------------ */
-/* string (RequestCode 3, 4, 7, 9), guid (8), guids (opnum 0).               */
-/* ------------------------------------------------------------------------ */
-int pcq_decode_string(const void *buf, size_t len, const pcq_opts *opts, pcq_bytes *out,
-                      pcq_error *err)
-{
-    const uint8_t *b = (const uint8_t *)buf;
-    size_t nul;
-    int rc = PCQ_OK;
-    if (!b && len) return fail(err, PCQ_ERR_INVALID_ARG, 0, "buf");
-    nul = find_nul16(b, 0, len);
-    if (nul == len) return fail(err, PCQ_ERR_NO_NUL, 0, "string");
-    if (len - nul > 2)
-        rc = diag(opts, err, PCQ_DIAG_TRAILING_BYTES, nul + 2, "after the string");
-    if (rc) return rc;
-    if (out) {
-        out->ptr = b;
-        out->len = nul;
+    for (k = 0; k < 2; k++) {
+        if (!maxs[k]) continue;
+        e = find_nul16(s->b, maxs[k] - 1, s->size) + NUL16_SIZE;
+        if (e > end) end = e;
     }
-    return PCQ_OK;
+    return end;
 }
 
-int pcq_decode_guid(const void *buf, size_t len, const pcq_opts *opts, pcq_guid *out,
-                    pcq_error *err)
+/* A reading of dwOffset (from `base`) is consistent when every present
+ * entry's string starts inside the string area and has its NUL before
+ * dwSize, and the last string ends within 8 bytes of dwSize (D6). */
+static int reading_ok(const sblock *s, size_t base, size_t *min_start)
 {
-    const uint8_t *b = (const uint8_t *)buf;
-    int rc = PCQ_OK;
-    if (!b && len) return fail(err, PCQ_ERR_INVALID_ARG, 0, "buf");
-    if (len < 16) return fail(err, PCQ_ERR_TRUNCATED, 0, "GUID");
-    if (len > 16) rc = diag(opts, err, PCQ_DIAG_TRAILING_BYTES, 16, "after the GUID");
-    if (rc) return rc;
-    if (out) read_guid_at(b, out);
-    return PCQ_OK;
-}
-
-int pcq_decode_guids(const void *buf, size_t len, const pcq_opts *opts, pcq_guid_array *out,
-                     pcq_error *err)
-{
-    const uint8_t *b = (const uint8_t *)buf;
-    (void)opts;
-    if (!b && len) return fail(err, PCQ_ERR_INVALID_ARG, 0, "buf");
-    if (len % 16) return fail(err, PCQ_ERR_BAD_LENGTH, len - len % 16, "GUID array");
-    if (out) {
-        out->ptr = b;
-        out->count = len / 16;
+    uint32_t i, off;
+    size_t start;
+    *min_start = (size_t)-1;
+    for (i = 0; i < s->n; i++) {
+        if ((off = entry_offset(s, i)) == PCQ_STRING_ABSENT) continue;
+        if (off >= s->size - base) return 0;
+        start = base + off;
+        if (start < s->area || start >= s->after[start % 2]) return 0;
+        if (start < *min_start) *min_start = start;
     }
-    return PCQ_OK;
+    return s->size - strings_end(s, base) < 8;
 }
 
-int pcq_guids_get(const pcq_guid_array *a, size_t i, pcq_guid *out)
+/* The convention of a block (docs/decisions.md D4). Both readings are
+ * checked against every entry, the NULs and dwSize; the one that holds wins
+ * (both cannot, but the one that starts its strings at the area would). When
+ * neither holds, the smallest offset decides as before (spec iff below the
+ * area), and the walk then reports what breaks under that reading. */
+static pcq_str_convention decide_convention(const sblock *s)
 {
-    if (!a || !out || i >= a->count) return PCQ_ERR_INVALID_ARG;
-    read_guid_at(a->ptr + i * 16, out);
-    return PCQ_OK;
+    size_t min_w, min_s;
+    int win32 = reading_ok(s, 0, &min_w), spec = reading_ok(s, s->area, &min_s);
+    uint32_t i, off, min = PCQ_STRING_ABSENT;
+    for (i = 0; i < s->n; i++)
+        if ((off = entry_offset(s, i)) < min) min = off;
+    if (min == PCQ_STRING_ABSENT) return PCQ_STROFF_NONE;
+    if (win32 && spec) return min_s == s->area && min_w != s->area ? PCQ_STROFF_SPEC : PCQ_STROFF_WIN32;
+    if (win32 || spec) return win32 ? PCQ_STROFF_WIN32 : PCQ_STROFF_SPEC;
+    return (size_t)min < s->area ? PCQ_STROFF_SPEC : PCQ_STROFF_WIN32;
 }
 
-/* ------------------------------------------------------------------------ */
-/* Iterators. One pcq_iter walks any sequence: [pos, end) is its container, */
-/* `left` the items still expected when the container has a count.          */
-/* ------------------------------------------------------------------------ */
-enum {
-    IT_COUNTED = 1,   /* `left` items, then the container's slack is checked  */
-    IT_EXACT = 2,     /* after the last item, >= 8 unused bytes are an error  */
-    IT_VALIDATE = 4   /* also walk nested content and report diagnostics       */
-};
-enum { M_INSTANCES = 1, M_IDENTIFIERS, M_BLOCKS, M_VALUES, M_DATA_INSTANCES };
-
-static void iter_init(pcq_iter *it, const uint8_t *buf, size_t buf_len, size_t pos, size_t end,
-                      int mode)
+static size_t convention_base(const sblock *s, pcq_str_convention c)
 {
-    memset(it, 0, sizeof *it);
-    it->buf = buf;
-    it->buf_len = buf_len;
-    it->pos = pos;
-    it->end = end;
-    it->mode = mode;
+    return c == PCQ_STROFF_SPEC ? s->area : 0;
 }
 
-static int iter_fail(pcq_iter *it, int code, size_t offset, const char *what)
+/* The NUL that ends the text at `start`: the first at or after it, of its
+ * parity, found from the last text measured of that parity when it lies
+ * inside it or just before it, so that texts met in the order of their
+ * starts, or in the reverse order, cost their bytes once in all (entries may
+ * share text: D11). */
+static size_t text_end(pcq_walk *w, const uint8_t *b, size_t size, size_t start)
 {
-    return fail(&it->err, code, offset, what);
-}
-
-/* Before each item: 1 if one should follow, 0 at a clean end, < 0 on error.
- * A counted container that runs dry before its count blames the count; one
- * with 8 or more bytes left after its count blames its size (validation.md). */
-static PCQ_INLINE int iter_more(pcq_iter *it)
-{
-    size_t room;
-    if (it->err.code) return it->err.code;
-    room = it->end - it->pos;
-    if (!(it->bounded & IT_COUNTED)) return room > 0;
-    if (it->left > 0) {
-        if (room == 0)
-            return iter_fail(it, PCQ_ERR_COUNT_MISMATCH, it->count_at, it->count_what);
-        return 1;
+    size_t p = start % 2, *from = &w->memo[p], *nul = &w->memo[2 + p], x;
+    if (*nul && start >= *from && start <= *nul) return *nul;
+    if (*nul && start < *from) { /* before the last one: only [start, from) is new */
+        x = find_nul16(b, start, *from);
+        if (x < *from) *nul = x; /* a NUL in [start, from) ends this text */
+        *from = start;           /* else the text runs on to the one measured */
+        return *nul;
     }
-    if ((it->bounded & IT_EXACT) && room >= 8)
-        return iter_fail(it, PCQ_ERR_COUNT_MISMATCH, it->size_at, it->size_what);
-    return 0;
+    *from = start;
+    return *nul = find_nul16(b, start, size);
 }
 
-/* The fixed-size header of an item at it->pos must fit in the container. */
-static int iter_need(pcq_iter *it, size_t n, const char *what)
+/* Prepares what needs the entries in order of their starts: the
+ * unreferenced-bytes check, and the walk's measure of each text (lens[i]:
+ * the NUL of entry i's text), in one sweep. Entries whose starts already
+ * ascend need no table: the sweep is the walk's own. */
+static void strings_prepare(rd *r, const sblock *s, size_t base)
 {
-    if (n <= it->end - it->pos) return PCQ_OK;
-    return range_fail(&it->err, it->buf_len, it->pos, n, it->pos, what);
-}
-
-/* A size field at `at` declares `size` bytes from `start`. */
-static int iter_sized(pcq_iter *it, size_t start, size_t size, size_t at, const char *what)
-{
-    if (size <= it->end - start) return PCQ_OK;
-    return range_fail(&it->err, it->buf_len, start, size, at, what);
-}
-
-static const pcq_opts *iter_opts(const pcq_iter *it)
-{
-    return (it->bounded & IT_VALIDATE) ? it->opts : NULL;
-}
-
-/* ------------------------------------------------------------------------ */
-/* instances (§2.2.4.5, §3.1.4.1.3 Figure 3): header + name, repeated until */
-/* the buffer ends. The padding after a name is "uninitialized": unchecked. */
-/* ------------------------------------------------------------------------ */
-enum { INST_SIZE = 8, INST_ID = 4 };
-
-/* A header of `hdr` bytes whose Size field (at +size_off) covers the header
- * and a NUL-terminated UTF-16 name (§2.2.4.5, §2.2.4.6), at it->pos: the
- * header fits, Size holds at least the header and the NUL and stays inside
- * the container, and the NUL lies inside Size. *nul: the NUL's offset. */
-static int read_named(pcq_iter *it, size_t hdr, size_t size_off, const char *what_hdr,
-                      const char *what_size, uint32_t *size, size_t *nul)
-{
-    size_t at = it->pos;
-    int rc;
-    if ((rc = iter_need(it, hdr, what_hdr)) != 0) return rc;
-    *size = ld32(it->buf + at + size_off);
-    if (*size < hdr + 2)
-        return iter_fail(it, PCQ_ERR_SIZE_TOO_SMALL, at + size_off, what_size);
-    if ((rc = iter_sized(it, at, *size, at + size_off, what_size)) != 0) return rc;
-    *nul = find_nul16(it->buf, at + hdr, at + *size);
-    if (*nul == at + *size) return iter_fail(it, PCQ_ERR_NO_NUL, at + hdr, "instance name");
-    return PCQ_OK;
-}
-
-void pcq_instances_begin(const void *buf, size_t len, pcq_iter *it)
-{
-    iter_init(it, (const uint8_t *)buf, buf ? len : 0, 0, buf ? len : 0, M_INSTANCES);
-}
-
-int pcq_instances_next(pcq_iter *it, pcq_instance *out)
-{
-    const uint8_t *b = it->buf;
-    const pcq_opts *o = iter_opts(it);
-    size_t at = it->pos, nul;
-    uint32_t size;
-    int rc = iter_more(it);
-    if (rc <= 0) return rc;
-    rc = read_named(it, INST_SIZE, 0, "_PERF_INSTANCE_HEADER", "_PERF_INSTANCE_HEADER.Size",
-                    &size, &nul);
-    if (rc) return rc;
-    rc = check_aligned(o, &it->err, at, "_PERF_INSTANCE_HEADER");
-    if (!rc && size % 8)
-        rc = diag(o, &it->err, PCQ_DIAG_SIZE_NOT_MULTIPLE_OF_8, at, "_PERF_INSTANCE_HEADER.Size");
-    if (rc) return rc;
-    out->size = size;
-    out->instance_id = ld32(b + at + INST_ID);
-    out->name.ptr = b + at + INST_SIZE;
-    out->name.len = nul - at - INST_SIZE;
-    out->offset = at;
-    it->pos = at + size;
-    it->index++;
-    return 1;
-}
-
-int pcq_decode_instances(const void *buf, size_t len, const pcq_opts *opts, size_t *count,
-                         pcq_error *err)
-{
-    pcq_iter it;
-    pcq_instance inst;
-    int rc;
-    if (!buf && len) return fail(err, PCQ_ERR_INVALID_ARG, 0, "buf");
-    pcq_instances_begin(buf, len, &it);
-    it.opts = opts;
-    it.bounded |= IT_VALIDATE;
-    while ((rc = pcq_instances_next(&it, &inst)) == 1) {}
-    if (rc < 0) return err ? (*err = it.err, rc) : rc;
-    if (count) *count = it.index;
-    return PCQ_OK;
-}
-
-/* ------------------------------------------------------------------------ */
-/* identifiers (§2.2.4.6, §3.1.4.1.5 Figure 4, §3.1.4.1.7).                  */
-/* ------------------------------------------------------------------------ */
-enum {
-    ID_SIZE = 40,
-    ID_STATUS = 16, ID_SZ = 20, ID_COUNTER = 24, ID_INSTANCE = 28, ID_INDEX = 32,
-    ID_RESERVED = 36
-};
-
-void pcq_identifiers_begin(const void *buf, size_t len, pcq_iter *it)
-{
-    iter_init(it, (const uint8_t *)buf, buf ? len : 0, 0, buf ? len : 0, M_IDENTIFIERS);
-}
-
-static int identifier_diags(pcq_iter *it, size_t at, uint32_t size, size_t nul)
-{
-    const pcq_opts *o = iter_opts(it);
-    const uint8_t *b = it->buf;
-    int rc;
-    if (!o) return PCQ_OK;
-    rc = check_aligned(o, &it->err, at, "_PERF_COUNTER_IDENTIFIER");
-    if (!rc && size % 8)
-        rc = diag(o, &it->err, PCQ_DIAG_SIZE_NOT_MULTIPLE_OF_8, at + ID_SZ,
-                  "_PERF_COUNTER_IDENTIFIER.Size");
-    if (!rc && ld32(b + at + ID_RESERVED) != 0)
-        rc = diag(o, &it->err, PCQ_DIAG_RESERVED, at + ID_RESERVED,
-                  "_PERF_COUNTER_IDENTIFIER.Reserved");
-    /* §3.1.4.1.5: the padding after the name "MUST be set to 0". */
-    if (!rc) rc = check_zero(o, &it->err, b, nul + 2, at + size, "identifier name padding");
-    return rc;
-}
-
-int pcq_identifiers_next(pcq_iter *it, pcq_identifier *out)
-{
-    const uint8_t *b = it->buf;
-    size_t at = it->pos, nul;
-    uint32_t size;
-    int rc = iter_more(it);
-    if (rc <= 0) return rc;
-    rc = read_named(it, ID_SIZE, ID_SZ, "_PERF_COUNTER_IDENTIFIER",
-                    "_PERF_COUNTER_IDENTIFIER.Size", &size, &nul);
-    if (rc) return rc;
-    if ((rc = identifier_diags(it, at, size, nul)) != 0) return rc;
-    read_guid_at(b + at, &out->guid);
-    out->status = ld32(b + at + ID_STATUS);
-    out->size = size;
-    out->counter_id = ld32(b + at + ID_COUNTER);
-    out->instance_id = ld32(b + at + ID_INSTANCE);
-    out->index = ld32(b + at + ID_INDEX);
-    out->reserved = ld32(b + at + ID_RESERVED);
-    out->name.ptr = b + at + ID_SIZE;
-    out->name.len = nul - at - ID_SIZE;
-    out->offset = at;
-    it->pos = at + size;
-    it->index++;
-    return 1;
-}
-
-int pcq_decode_identifiers(const void *buf, size_t len, const pcq_opts *opts, size_t *count,
-                           pcq_error *err)
-{
-    pcq_iter it;
-    pcq_identifier id;
-    int rc;
-    if (!buf && len) return fail(err, PCQ_ERR_INVALID_ARG, 0, "buf");
-    pcq_identifiers_begin(buf, len, &it);
-    it.opts = opts;
-    it.bounded |= IT_VALIDATE;
-    while ((rc = pcq_identifiers_next(&it, &id)) == 1) {}
-    if (rc < 0) return err ? (*err = it.err, rc) : rc;
-    if (count) *count = it.index;
-    return PCQ_OK;
-}
-
-/* ------------------------------------------------------------------------ */
-/* data (§2.2.4.7-2.2.4.11, §3.1.4.1.6 Figures 5-9).                         */
-/* A _PERF_DATA_HEADER, then dwNumCounter _PERF_COUNTER_HEADER blocks inside */
-/* dwTotalSize. Each size bounds a child container; sizes are trusted as     */
-/* sent (no rounding), misalignment is a diagnostic (docs/decisions.md).     */
-/* ------------------------------------------------------------------------ */
-enum { DH_SIZE = 48, DH_NUM = 4, DH_TIME = 8, DH_T100 = 16, DH_FREQ = 24, DH_SYSTIME = 32 };
-enum { CH_SIZE = 16, CH_TYPE = 4, CH_SZ = 8, CH_RESERVED = 12 };  /* _PERF_COUNTER_HEADER */
-enum { CD_SIZE = 8, CD_SZ = 4 };       /* _PERF_COUNTER_DATA: dwDataSize, dwSize */
-enum { MC_SIZE = 8, MC_COUNT = 4 };    /* _PERF_MULTI_COUNTERS: dwSize, dwCounters */
-enum { MI_SIZE = 8, MI_COUNT = 4 };    /* _PERF_MULTI_INSTANCES: dwTotalSize, dwInstances */
-
-/* Child container [start, end) of `parent`, same input and mode. */
-static void iter_child(pcq_iter *c, const pcq_iter *parent, size_t start, size_t end, int mode)
-{
-    iter_init(c, parent->buf, parent->buf_len, start, end, mode);
-    c->opts = parent->opts;
-    c->bounded = parent->bounded & IT_VALIDATE;
-}
-
-/* The child's first error becomes the parent's. */
-static int iter_adopt(pcq_iter *parent, const pcq_iter *child, int rc)
-{
-    parent->err = child->err;
-    return rc;
-}
-
-/* The checks every _PERF_COUNTER_DATA must pass (§2.2.4.9): the structure
- * fits, dwSize >= 8 stays inside the container, dwDataSize fits in dwSize.
- * This is the hot loop of every walk, so it is kept to a few instructions;
- * value_fail() works out which rule broke. */
-static PCQ_INLINE int value_ok(const uint8_t *b, size_t at, size_t end)
-{
-    uint32_t data_size, size;
-    if (end - at < CD_SIZE) return 0;
-    data_size = ld32(b + at);
-    size = ld32(b + at + CD_SZ);
-    return size >= CD_SIZE && size <= end - at && data_size <= size - CD_SIZE;
-}
-
-static int value_fail(pcq_iter *it)
-{
-    const uint8_t *b = it->buf;
-    size_t at = it->pos;
-    uint32_t size;
-    int rc;
-    if ((rc = iter_need(it, CD_SIZE, "_PERF_COUNTER_DATA")) != 0) return rc;
-    size = ld32(b + at + CD_SZ);
-    if (size < CD_SIZE)
-        return iter_fail(it, PCQ_ERR_SIZE_TOO_SMALL, at + CD_SZ, "_PERF_COUNTER_DATA.dwSize");
-    if ((rc = iter_sized(it, at, size, at + CD_SZ, "_PERF_COUNTER_DATA.dwSize")) != 0)
-        return rc;
-    return iter_fail(it, PCQ_ERR_EXCEEDS_CONTAINER, at, "_PERF_COUNTER_DATA.dwDataSize");
-}
-
-/* Skips up to `n` values from it->pos while they are well formed and, when
- * diagnostics are wanted, aligned; returns how many it skipped. The caller
- * reads the rest one by one, so errors and diagnostics come out the same. */
-static uint32_t skip_values(pcq_iter *it, uint32_t n)
-{
-    const uint8_t *b = it->buf;
-    size_t pos = it->pos, end = it->end, misaligned = iter_opts(it) ? 7 : 0;
-    uint32_t k = 0;
-    while (k < n && value_ok(b, pos, end) && !(pos & misaligned)) {
-        pos += ld32(b + pos + CD_SZ);
-        k++;
+    pcq_walk *w = r->w;
+    set_ctx c;
+    uint32_t i, n = 0, k, off, prev = 0;
+    int ascending = 1;
+    w->set_checks = 0;
+    w->nsorted = 0;
+    w->batch = 0;
+    w->memo[0] = w->memo[1] = w->memo[2] = w->memo[3] = 0;
+    for (i = 0; i < s->n; i++) {
+        if ((off = entry_offset(s, i)) == PCQ_STRING_ABSENT) continue;
+        ascending &= off >= prev;
+        prev = off;
+        n++;
     }
-    it->pos = pos;
-    it->left -= k;
-    it->index += k;
-    return k;
-}
-
-static PCQ_INLINE void fill_value(const uint8_t *b, size_t at, pcq_value *v)
-{
-    v->data_size = ld32(b + at);
-    v->size = ld32(b + at + CD_SZ);
-    v->data.ptr = b + at + CD_SIZE;
-    v->data.len = v->data_size;
-    v->is_int = v->data_size == 4 || v->data_size == 8;
-    v->u64 = v->data_size == 8 ? ld64(v->data.ptr) : v->data_size == 4 ? ld32(v->data.ptr) : 0;
-    v->offset = at;
-}
-
-/* One _PERF_COUNTER_DATA and its value at it->pos. */
-static int read_value(pcq_iter *it, pcq_value *v)
-{
-    const uint8_t *b = it->buf;
-    size_t at = it->pos;
-    int rc;
-    if (!value_ok(b, at, it->end)) return value_fail(it);
-    if ((at & 7) && (rc = check_aligned(iter_opts(it), &it->err, at, "_PERF_COUNTER_DATA")))
-        return rc;
-    fill_value(b, at, v);
-    it->pos = at + v->size;
-    return PCQ_OK;
-}
-
-int pcq_values_next(pcq_iter *it, pcq_value *out)
-{
-    const uint8_t *b = it->buf;
-    size_t at = it->pos;
-    int rc;
-    /* The common case first: a counted value, well formed, no diagnostic due.
-     * Everything else (the end, slack, errors, diagnostics) takes the checked
-     * path below, which decides the same way. */
-    if (it->left > 0 && !it->err.code && value_ok(b, at, it->end) &&
-        !((at & 7) && iter_opts(it))) {
-        fill_value(b, at, out);
-        it->pos = at + out->size;
-        it->left--;
-        it->index++;
-        return 1;
+    w->set_checks = 2; /* 2: ascending, no table */
+    if (ascending) return;
+    if (!set_room(r, s->n, STRING_BUFFER_HEADER_dwCounters, STRING_BUFFER_HEADER_NAME ".dwCounters")) {
+        w->set_checks = -1;
+        return;
     }
-    rc = iter_more(it);
-    if (rc <= 0) return rc;
-    if ((rc = read_value(it, out)) != 0) return rc;
-    it->left--;
-    it->index++;
-    return 1;
-}
-
-/* _PERF_MULTI_COUNTERS and the counter ID array (§2.2.4.11, Figure 7). */
-static int read_multi_counters(pcq_iter *c, pcq_block *b)
-{
-    const uint8_t *p = c->buf;
-    size_t at = c->pos;
-    int rc;
-    /* block_min_size() left room for it. */
-    if (PCQ_NEVER((rc = iter_need(c, MC_SIZE, "_PERF_MULTI_COUNTERS")) != 0)) return rc;
-    b->multi_size = ld32(p + at);
-    b->num_counters = ld32(p + at + MC_COUNT);
-    if (b->multi_size < MC_SIZE)
-        return iter_fail(c, PCQ_ERR_SIZE_TOO_SMALL, at, "_PERF_MULTI_COUNTERS.dwSize");
-    if ((rc = iter_sized(c, at, b->multi_size, at, "_PERF_MULTI_COUNTERS.dwSize")) != 0)
-        return rc;
-    /* The ID array lives inside dwSize: (dwSize - 8) / 4 >= dwCounters. */
-    if (b->num_counters > (b->multi_size - MC_SIZE) / 4)
-        return iter_fail(c, PCQ_ERR_EXCEEDS_CONTAINER, at + MC_COUNT,
-                         "_PERF_MULTI_COUNTERS.dwCounters");
-    if (b->num_counters > PCQ_MAX_COUNTERS)
-        return iter_fail(c, PCQ_ERR_LIMIT, at + MC_COUNT, "_PERF_MULTI_COUNTERS.dwCounters");
-    /* Beyond the IDs only padding to 8 may follow (docs/validation.md). */
-    if (b->multi_size - MC_SIZE - (size_t)b->num_counters * 4 >= 8)
-        return iter_fail(c, PCQ_ERR_COUNT_MISMATCH, at, "_PERF_MULTI_COUNTERS.dwSize");
-    if ((rc = check_aligned(iter_opts(c), &c->err, at, "_PERF_MULTI_COUNTERS")) != 0) return rc;
-    b->multi_at = at;
-    b->counter_ids.ptr = p + at + MC_SIZE;
-    b->counter_ids.len = (size_t)b->num_counters * 4;
-    c->pos = at + b->multi_size;
-    return PCQ_OK;
-}
-
-/* _PERF_MULTI_INSTANCES (§2.2.4.10): its dwTotalSize bounds the instances. */
-static int read_multi_instances(pcq_iter *c, pcq_block *b)
-{
-    const uint8_t *p = c->buf;
-    size_t at = c->pos;
-    int rc;
-    /* block_min_size() and the PERF_COUNTERSET check left room for it. */
-    if (PCQ_NEVER((rc = iter_need(c, MI_SIZE, "_PERF_MULTI_INSTANCES")) != 0)) return rc;
-    b->instances_size = ld32(p + at);
-    b->num_instances = ld32(p + at + MI_COUNT);
-    if (b->instances_size < MI_SIZE)
-        return iter_fail(c, PCQ_ERR_SIZE_TOO_SMALL, at, "_PERF_MULTI_INSTANCES.dwTotalSize");
-    if ((rc = iter_sized(c, at, b->instances_size, at, "_PERF_MULTI_INSTANCES.dwTotalSize")))
-        return rc;
-    if (b->num_instances > PCQ_MAX_INSTANCES)
-        return iter_fail(c, PCQ_ERR_LIMIT, at + MI_COUNT, "_PERF_MULTI_INSTANCES.dwInstances");
-    if ((rc = check_aligned(iter_opts(c), &c->err, at, "_PERF_MULTI_INSTANCES")) != 0) return rc;
-    b->instances_at = at;
-    b->body = at + MI_SIZE;
-    b->body_end = at + b->instances_size;
-    c->pos = b->body_end;
-    return PCQ_OK;
-}
-
-static void block_instances(const uint8_t *buf, size_t buf_len, const pcq_block *b,
-                            pcq_iter *it)
-{
-    size_t mi = b->body - MI_SIZE;
-    iter_init(it, buf, buf_len, b->body, b->body_end, M_DATA_INSTANCES);
-    it->bounded = IT_COUNTED | IT_EXACT;
-    it->left = b->num_instances;
-    it->count_at = mi + MI_COUNT;
-    it->count_what = "_PERF_MULTI_INSTANCES.dwInstances";
-    it->size_at = mi;
-    it->size_what = "_PERF_MULTI_INSTANCES.dwTotalSize";
-    /* PERF_COUNTERSET: dwCounters values per instance; PERF_MULTI_INSTANCES: one. */
-    it->nvalues = b->type == PCQ_PERF_COUNTERSET ? b->num_counters : 1;
-    it->aux_at = b->type == PCQ_PERF_COUNTERSET ? b->offset + CH_SIZE + MC_COUNT : mi;
-    it->aux_what = b->type == PCQ_PERF_COUNTERSET ? "_PERF_MULTI_COUNTERS.dwCounters"
-                                                  : "_PERF_MULTI_INSTANCES.dwTotalSize";
-}
-
-static void block_values(const uint8_t *buf, size_t buf_len, const pcq_block *b, pcq_iter *it)
-{
-    iter_init(it, buf, buf_len, b->body, b->body_end, M_VALUES);
-    it->bounded = IT_COUNTED | IT_EXACT;
-    it->left = b->type == PCQ_PERF_MULTI_COUNTERS ? b->num_counters
-             : b->type == PCQ_PERF_SINGLE_COUNTER ? 1 : 0;
-    it->count_at = b->offset + CH_SIZE + MC_COUNT;
-    it->count_what = "_PERF_MULTI_COUNTERS.dwCounters";
-    it->size_at = b->offset + CH_SZ;
-    it->size_what = "_PERF_COUNTER_HEADER.dwSize";
-    /* Blocks without values iterate nothing. A PERF_MULTI_COUNTERS block with
-     * no counters still has its unused bytes checked (validation.md). */
-    if (b->type != PCQ_PERF_MULTI_COUNTERS && b->type != PCQ_PERF_SINGLE_COUNTER)
-        it->pos = it->end;
-}
-
-/* Walks a whole sequence (validation); returns its first error or 0. */
-static int walk_values(pcq_iter *it)
-{
-    pcq_value v;
-    int rc;
-    skip_values(it, it->left);
-    while ((rc = pcq_values_next(it, &v)) == 1) {}
-    return rc;
-}
-
-static int walk_instances(pcq_iter *it)
-{
-    pcq_data_instance inst;
-    int rc;
-    while ((rc = pcq_instances_of_block_next(it, &inst)) == 1) {}
-    return rc;
-}
-
-/* The content of one block after its _PERF_COUNTER_HEADER (§3.1.4.1.6). */
-static int read_block_body(pcq_iter *it, pcq_block *b)
-{
-    size_t start = b->offset + CH_SIZE, end = b->offset + b->size;
-    pcq_iter c, sub;
-    int rc = PCQ_OK;
-
-    iter_child(&c, it, start, end, M_VALUES);
-    b->body = b->body_end = start;
-    if (b->type == PCQ_PERF_ERROR_RETURN) {
-        /* "MUST contain one _PERF_COUNTER_HEADER structure" and nothing else. */
-        if (b->size > CH_SIZE)
-            rc = diag(iter_opts(it), &it->err, PCQ_DIAG_TRAILING_BYTES, start,
-                      "inside a PERF_ERROR_RETURN block");
-        return rc;
+    c.b = s->b;
+    c.strings = 1;
+    c.base = base;
+    for (i = 0, n = 0; i < s->n; i++)
+        if (entry_offset(s, i) != PCQ_STRING_ABSENT) tab_put(w, n++, i);
+    set_sort(w, &c, n);
+    for (k = 0; k < n; k++) { /* in order of start: each text's bytes scanned once */
+        i = tab_get(w, k);
+        /* A start outside the block is the walk's error when it reaches the
+         * entry; only starts inside it are measured (base <= size). */
+        w->lens[i] = (uint32_t)(entry_offset(s, i) < s->size - base
+                                    ? text_end(w, s->b, s->size, base + entry_offset(s, i))
+                                    : s->size);
     }
-    if (b->type == PCQ_PERF_SINGLE_COUNTER) {
-        b->body_end = end;   /* its one value, for pcq_block_values too */
-        rc = read_value(&c, &b->value);
-    }
-    if (b->type == PCQ_PERF_MULTI_COUNTERS || b->type == PCQ_PERF_COUNTERSET)
-        rc = read_multi_counters(&c, b);
-    if (!rc && b->type == PCQ_PERF_MULTI_COUNTERS) {
-        b->body = c.pos;
-        b->body_end = end;
-        block_values(it->buf, it->buf_len, b, &sub);
-        sub.opts = it->opts;
-        sub.bounded |= c.bounded;
-        rc = walk_values(&sub);
-        c.err = sub.err;
-        c.pos = sub.pos;
-    }
-    /* PERF_COUNTERSET: _PERF_MULTI_COUNTERS.dwSize must leave room for the
-     * _PERF_MULTI_INSTANCES that follows it. */
-    if (!rc && b->type == PCQ_PERF_COUNTERSET && end - c.pos < MI_SIZE)
-        rc = range_fail(&c.err, it->buf_len, b->multi_at, (size_t)b->multi_size + MI_SIZE,
-                        b->multi_at, "_PERF_MULTI_COUNTERS.dwSize");
-    if (!rc && (b->type == PCQ_PERF_MULTI_INSTANCES || b->type == PCQ_PERF_COUNTERSET)) {
-        rc = read_multi_instances(&c, b);
-        if (!rc && (c.bounded & IT_VALIDATE)) {
-            block_instances(it->buf, it->buf_len, b, &sub);
-            sub.opts = it->opts;
-            sub.bounded |= IT_VALIDATE;
-            rc = walk_instances(&sub);
-            c.err = sub.err;
+    w->memo[0] = w->memo[1] = w->memo[2] = w->memo[3] = 0;
+    w->nsorted = n;
+    w->set_checks = 1;
+}
+
+/* The NUL of entry i's text when the block had no room to be measured
+ * whole (more than PCQ_PAIR_CHECK_MAX entries out of order, scratch too
+ * small): the walk's table measures PCQ_PAIR_CHECK_MAX entries at a time, in
+ * order of their starts, when the walk reaches the first of them. A batch
+ * scans each byte of the block at most once for each parity, so a block of n
+ * entries costs at most 1 + n / PCQ_PAIR_CHECK_MAX such scans in all,
+ * however its entries share text (D11); with scratch, one. */
+static size_t batch_text_end(pcq_walk *w, const uint8_t *b, size_t size, size_t base, uint32_t i)
+{
+    uint32_t first = i - i % PCQ_PAIR_CHECK_MAX, n = ld32(b + STRING_BUFFER_HEADER_dwCounters), j, k, m = 0;
+    uint32_t *lens = w->table + PCQ_PAIR_CHECK_MAX;
+    uint32_t off;
+    set_ctx c;
+    if (w->batch != (size_t)first + 1) {
+        n = n - first < PCQ_PAIR_CHECK_MAX ? n - first : PCQ_PAIR_CHECK_MAX;
+        for (j = first; j < first + n; j++) {
+            off = ld32(b + STRING_BUFFER_HEADER_SIZE + (size_t)j * STRING_COUNTER_HEADER_SIZE +
+                       STRING_COUNTER_HEADER_dwOffset);
+            lens[j - first] = (uint32_t)size; /* absent, or outside the block: the walk's error */
+            if (off != PCQ_STRING_ABSENT && off < size - base) w->table[m++] = j; /* base <= size */
         }
+        c.b = b;
+        c.strings = 1;
+        c.base = base;
+        w->scratch = NULL;
+        set_sort(w, &c, m);
+        w->memo[0] = w->memo[1] = w->memo[2] = w->memo[3] = 0;
+        for (k = 0; k < m; k++) {
+            j = w->table[k];
+            lens[j - first] = (uint32_t)text_end(w, b, size, (size_t)set_key(&c, j));
+        }
+        w->batch = (size_t)first + 1;
     }
-    if (rc) return iter_adopt(it, &c, rc);
-    /* 8 or more unused bytes at the end of the block: its dwSize disagrees. */
-    if (end - c.pos >= 8)
-        return iter_fail(it, PCQ_ERR_COUNT_MISMATCH, b->offset + CH_SZ,
-                         "_PERF_COUNTER_HEADER.dwSize");
+    return lens[i - first];
+}
+
+/* The set-wide checks of a counterset (its counters must all be in the
+ * input) or a string block (whole, its convention decided): the CK_SET rule
+ * of their count field. */
+static void set_prepare(rd *r, int type)
+{
+    sblock sb;
+    uint32_t n;
+    if (type == PCQ_S_COUNTERSET_REG_INFO) {
+        n = ld32(r->b + COUNTERSET_REG_INFO_NumCounters);
+        if (n <= (r->len - COUNTERSET_REG_INFO_SIZE) / COUNTER_REG_INFO_SIZE) counters_prepare(r, n);
+        return;
+    }
+    sb.b = r->b;
+    sb.size = ld32(r->b + STRING_BUFFER_HEADER_dwSize);
+    sb.n = ld32(r->b + STRING_BUFFER_HEADER_dwCounters);
+    sb.area = STRING_BUFFER_HEADER_SIZE + (size_t)sb.n * STRING_COUNTER_HEADER_SIZE;
+    strings_prepare(r, &sb, r->w->aux[2]);
+}
+
+/* The next present entry in order of start (after *k), or 0 at the end. */
+static int strings_next(const pcq_walk *w, const sblock *s, uint32_t *k, uint32_t *entry)
+{
+    if (w->set_checks == 1) {
+        if (*k >= w->nsorted) return 0;
+        *entry = tab_get(w, (*k)++);
+        return 1;
+    }
+    while (*k < s->n && entry_offset(s, *k) == PCQ_STRING_ABSENT) (*k)++;
+    if (*k >= s->n) return 0;
+    *entry = (*k)++;
+    return 1;
+}
+
+/* Bytes of the string area that no string covers, each run reported at its
+ * first byte (§3.1.4.1.2: the headers are followed by the strings; only the
+ * padding to 8 at the end may be left). Linear: strings in order of start,
+ * and the NUL of each parity remembered, so no byte is scanned twice. */
+static int strings_unreferenced(rd *r, const sblock *s, size_t base)
+{
+    pcq_walk *w = r->w;
+    size_t covered = s->area, start, end;
+    uint32_t k = 0, i;
+    int rc;
+    if (w->set_checks < 1) return PCQ_OK;
+    w->memo[0] = w->memo[1] = w->memo[2] = w->memo[3] = 0;
+    while (strings_next(w, s, &k, &i)) {
+        start = base + entry_offset(s, i);
+        end = (w->set_checks == 1 ? w->lens[i] : text_end(w, s->b, s->size, start)) + NUL16_SIZE;
+        if (start > covered && (rc = rd_diag(r, PCQ_DIAG_UNREFERENCED, covered, "string area")) != 0)
+            return rc;
+        if (end > covered) covered = end;
+    }
     return PCQ_OK;
+}
+
+/* ======================================================================== */
+/* 5. The parsers: one a structure, shared by the walk and the iterators.   */
+/*                                                                          */
+/* A frame is the container a structure sits in: [pos, end), where end is   */
+/* the declared end and may lie past the input while the walk is lazily      */
+/* reading a container that was cut (the prefix of a reply). Invariants:     */
+/* pos <= end and pos <= len whenever a parser runs. A parser checks its     */
+/* structure's fixed part and declared sizes against the frame and the      */
+/* input, raises its diagnostics in wire order, fills its struct, and says  */
+/* where it ends; it never steps into what the structure contains.          */
+/* ======================================================================== */
+typedef pcq_walk_frame_ frame;
+
+/* Frame kinds: what a frame holds. */
+enum {
+    FR_ROOT = 1,      /* the buffer: its first structure, then its end checks */
+    FR_COUNTERS,      /* counterset-info: NumCounters _PERF_COUNTER_REG_INFO   */
+    FR_ENTRIES,       /* string block: dwCounters _STRING_COUNTER_HEADER       */
+    FR_GUIDS,         /* opnum 0: GUIDs to the end of the input                */
+    FR_INSTANCES,     /* opnum 2: _PERF_INSTANCE_HEADER + name to the end      */
+    FR_IDENTIFIERS,   /* _PERF_COUNTER_IDENTIFIER + name to the end            */
+    FR_BLOCKS,        /* data: dwNumCounter blocks inside dwTotalSize          */
+    FR_BODY,          /* one block after its header (phases by dwType)         */
+    FR_IDS,           /* a _PERF_MULTI_COUNTERS's counter ID array             */
+    FR_VALUES,        /* _PERF_COUNTER_DATA: of a block, or of an instance     */
+    FR_DATA_INSTANCES /* a _PERF_MULTI_INSTANCES's instances                   */
+};
+
+/* Frame flags. */
+enum {
+    FL_COUNTED = 1, /* `left` items; running dry blames count_at             */
+    FL_EXACT = 2,   /* after the last item, >= 8 unused bytes blame size_at  */
+    FL_INPUT = 4,   /* bounded by the input (no size field): a count that     */
+                    /* runs past it is TRUNCATED at count_at                 */
+    FL_CONT = 8     /* its parent goes on where it ends (instance values)    */
+};
+
+/* [pos, pos + n), a fixed part, lies inside the frame and the input? Else
+ * TRUNCATED (past the input) or EXCEEDS_CONTAINER at pos; a structure that
+ * would start at the very end of the input blames the frame's size field,
+ * so that every offset reported is inside the input. */
+static int need(rd *r, const frame *f, size_t pos, size_t n, const char *what)
+{
+    int in = n <= r->len - pos, inside = n <= f->end - pos;
+    if (in && inside) return PCQ_OK;
+    if (pos == r->len) return rd_fail(r, PCQ_ERR_TRUNCATED, f->size_at, f->size_what);
+    return rd_fail(r, in ? PCQ_ERR_EXCEEDS_CONTAINER : PCQ_ERR_TRUNCATED, pos, what);
+}
+
+/* A size field at `at` declares `size` bytes from `start` (start <= end of
+ * the frame): they must stay inside the frame. Past the input but inside
+ * the frame is for the caller to judge (containers are read lazily, leaves
+ * must be whole). */
+static int sized(rd *r, const frame *f, size_t start, size_t size, size_t at, const char *what)
+{
+    if (size <= f->end - start) return PCQ_OK;
+    return rd_fail(r, size > r->len - start ? PCQ_ERR_TRUNCATED : PCQ_ERR_EXCEEDS_CONTAINER, at, what);
+}
+
+/* A count at `at` of items of at least `min` bytes in [start, end), a
+ * container: one it cannot hold is malformed, TRUNCATED when the input
+ * cannot hold it either, else EXCEEDS_CONTAINER; one above the cap is LIMIT
+ * when the bytes present could hold it, else TRUNCATED (docs/validation.md,
+ * "Counts"). A count the container holds but the input does not is read
+ * lazily: what is there is yielded first. */
+static int count_ok(rd *r, size_t start, size_t end, uint32_t count, size_t min, uint32_t cap, size_t at,
+                    const char *what)
+{
+    size_t have = end < r->len ? end : r->len;
+    size_t in_input = r->len > start ? (r->len - start) / min : 0;
+    if (count > (end - start) / min)
+        return rd_fail(r, count > in_input ? PCQ_ERR_TRUNCATED : PCQ_ERR_EXCEEDS_CONTAINER, at, what);
+    if (count <= cap) return PCQ_OK;
+    return rd_fail(r, count > (have > start ? have - start : 0) / min ? PCQ_ERR_TRUNCATED : PCQ_ERR_LIMIT, at,
+                   what);
+}
+
+/* _PERF_COUNTER_REG_INFO (§2.2.4.2). */
+static void read_counter_reg(const uint8_t *p, pcq_counter_reg *c)
+{
+    c->counter_id = ld32(p + COUNTER_REG_INFO_CounterId);
+    c->type = ld32(p + COUNTER_REG_INFO_Type);
+    c->attrib = ld64(p + COUNTER_REG_INFO_Attrib);
+    c->detail_level = ld32(p + COUNTER_REG_INFO_DetailLevel);
+    c->default_scale = to_i32(ld32(p + COUNTER_REG_INFO_DefaultScale));
+    c->base_counter_id = ld32(p + COUNTER_REG_INFO_BaseCounterId);
+    c->perf_time_id = ld32(p + COUNTER_REG_INFO_PerfTimeId);
+    c->perf_freq_id = ld32(p + COUNTER_REG_INFO_PerfFreqId);
+    c->multi_id = ld32(p + COUNTER_REG_INFO_MultiId);
+    c->aggregate_func = ld32(p + COUNTER_REG_INFO_AggregateFunc);
+    c->reserved = ld32(p + COUNTER_REG_INFO_Reserved);
+}
+
+/* A header of `hdr` bytes whose Size field (at +size_off) covers the header,
+ * a NUL-terminated UTF-16 name and padding (§2.2.4.5, §2.2.4.6): the header
+ * fits; Size holds at least the header and the NUL, stays inside the frame
+ * and the input; the NUL lies inside it; and fewer than 8 bytes follow the
+ * NUL (D6: more would be room for a structure, not padding). *nul: the NUL. */
+static int parse_named(rd *r, const frame *f, size_t at, int type, size_t hdr, const pcq_field *size_field,
+                       uint32_t *size, size_t *nul)
+{
+    const pcq_struct_info *s = &layouts[type].info;
+    const char *size_what = size_field->what;
+    const char *name_what = s->fields[s->nfields - 1].what; /* the name comes last */
+    size_t size_off = size_field->offset;
+    int rc;
+    if ((rc = need(r, f, at, hdr, s->name)) != 0) return rc;
+    *size = ld32(r->b + at + size_off);
+    if (*size < hdr + NUL16_SIZE) return rd_fail(r, PCQ_ERR_SIZE_TOO_SMALL, at + size_off, size_what);
+    if ((rc = sized(r, f, at, *size, at + size_off, size_what)) != 0) return rc;
+    if (*size > r->len - at) return rd_fail(r, PCQ_ERR_TRUNCATED, at + size_off, size_what);
+    *nul = find_nul16(r->b, at + hdr, at + *size);
+    if (*nul == at + *size) return rd_fail(r, PCQ_ERR_NO_NUL, at + hdr, name_what);
+    if (at + *size - *nul - NUL16_SIZE >= 8)
+        return rd_fail(r, PCQ_ERR_COUNT_MISMATCH, at + size_off, size_what);
+    return PCQ_OK;
+}
+
+/* _PERF_INSTANCE_HEADER + name of the opnum 2 array (Figure 3; its padding
+ * is "uninitialized": unchecked). */
+static int parse_instance(rd *r, const frame *f, size_t at, pcq_instance *out)
+{
+    uint32_t size;
+    size_t nul;
+    int rc;
+    if ((rc = parse_named(r, f, at, PCQ_S_INSTANCE, INSTANCE_HEADER_SIZE, &INSTANCE_HEADER_fields[0], &size,
+                          &nul)) != 0 ||
+        (rc = check_fields(r, PCQ_S_INSTANCE, at, 0)) != 0)
+        return rc;
+    out->size = size;
+    out->instance_id = ld32(r->b + at + INSTANCE_HEADER_InstanceId);
+    out->name.ptr = r->b + at + INSTANCE_HEADER_InstanceName;
+    out->name.len = nul - at - INSTANCE_HEADER_InstanceName;
+    out->offset = at;
+    return PCQ_OK;
+}
+
+/* _PERF_COUNTER_IDENTIFIER + name (Figure 4; padding MUST be 0, §3.1.4.1.5). */
+static int parse_identifier(rd *r, const frame *f, size_t at, pcq_identifier *out)
+{
+    const uint8_t *p = r->b + at;
+    uint32_t size;
+    size_t nul;
+    int rc;
+    if ((rc = parse_named(r, f, at, PCQ_S_COUNTER_IDENTIFIER, COUNTER_IDENTIFIER_SIZE,
+                          &COUNTER_IDENTIFIER_fields[2], &size, &nul)) != 0 ||
+        (rc = check_fields(r, PCQ_S_COUNTER_IDENTIFIER, at, 0)) != 0 ||
+        (rc = check_zero(r, nul + NUL16_SIZE, at + size, COUNTER_IDENTIFIER_NAME " name padding")) != 0)
+        return rc;
+    read_guid_at(p, &out->guid);
+    out->status = ld32(p + COUNTER_IDENTIFIER_Status);
+    out->size = size;
+    out->counter_id = ld32(p + COUNTER_IDENTIFIER_CounterId);
+    out->instance_id = ld32(p + COUNTER_IDENTIFIER_InstanceId);
+    out->index = ld32(p + COUNTER_IDENTIFIER_Index);
+    out->reserved = ld32(p + COUNTER_IDENTIFIER_Reserved);
+    out->name.ptr = p + COUNTER_IDENTIFIER_InstanceName;
+    out->name.len = nul - at - COUNTER_IDENTIFIER_InstanceName;
+    out->offset = at;
+    return PCQ_OK;
+}
+
+/* _PERF_DATA_HEADER (§2.2.4.7) at 0, the input's own frame. */
+static void read_data_header(const uint8_t *b, size_t len, pcq_data *d)
+{
+    d->total_size = ld32(b + DATA_HEADER_dwTotalSize);
+    d->num_counters = ld32(b + DATA_HEADER_dwNumCounter);
+    d->perf_time_stamp = ld64(b + DATA_HEADER_PerfTimeStamp);
+    d->perf_time_100nsec = ld64(b + DATA_HEADER_PerfTime100NSec);
+    d->perf_freq = ld64(b + DATA_HEADER_PerfFreq);
+    d->system_time.year = ld16(b + DATA_HEADER_wYear);
+    d->system_time.month = ld16(b + DATA_HEADER_wMonth);
+    d->system_time.day_of_week = ld16(b + DATA_HEADER_wDayOfWeek);
+    d->system_time.day = ld16(b + DATA_HEADER_wDay);
+    d->system_time.hour = ld16(b + DATA_HEADER_wHour);
+    d->system_time.minute = ld16(b + DATA_HEADER_wMinute);
+    d->system_time.second = ld16(b + DATA_HEADER_wSecond);
+    d->system_time.milliseconds = ld16(b + DATA_HEADER_wMilliseconds);
+    d->buf = b;
+    d->buf_len = len;
+    d->flags = 0;
+}
+
+/* dwTotalSize covers at least the header; dwNumCounter blocks of at least 16
+ * bytes fit it. dwTotalSize past the input is read lazily. */
+static int parse_data_header(rd *r, const frame *f, pcq_data *d)
+{
+    int rc;
+    if ((rc = need(r, f, 0, DATA_HEADER_SIZE, DATA_HEADER_NAME)) != 0) return rc;
+    read_data_header(r->b, r->len, d);
+    if (d->total_size < DATA_HEADER_SIZE)
+        return rd_fail(r, PCQ_ERR_SIZE_TOO_SMALL, 0, DATA_HEADER_NAME ".dwTotalSize");
+    return count_ok(r, DATA_HEADER_SIZE, d->total_size, d->num_counters, COUNTER_HEADER_SIZE,
+                    PCQ_MAX_COUNTERS, DATA_HEADER_dwNumCounter, DATA_HEADER_NAME ".dwNumCounter");
 }
 
 static int block_type_ok(uint32_t t)
@@ -1330,197 +1560,1604 @@ static int block_type_ok(uint32_t t)
  * (2), _PERF_MULTI_INSTANCES (4), or both (6). */
 static uint32_t block_min_size(uint32_t t)
 {
-    return t == 0 ? CH_SIZE : t == 6 ? CH_SIZE + MC_SIZE + MI_SIZE : CH_SIZE + 8;
+    return t == 0   ? COUNTER_HEADER_SIZE
+           : t == 6 ? COUNTER_HEADER_SIZE + MULTI_COUNTERS_SIZE + MULTI_INSTANCES_SIZE
+                    : COUNTER_HEADER_SIZE + 8;
 }
 
-int pcq_blocks_next(pcq_iter *it, pcq_block *b)
+/* _PERF_COUNTER_HEADER (§2.2.4.8): a known dwType, a dwSize that holds what
+ * the type requires and stays inside dwTotalSize. */
+static int parse_block(rd *r, const frame *f, size_t at, pcq_block *b)
 {
-    const uint8_t *p = it->buf;
-    const pcq_opts *o = iter_opts(it);
-    size_t at = it->pos;
-    int rc = iter_more(it);
-    if (rc <= 0) return rc;
-    if ((rc = iter_need(it, CH_SIZE, "_PERF_COUNTER_HEADER")) != 0) return rc;
+    const uint8_t *p = r->b + at;
+    int rc;
+    if ((rc = need(r, f, at, COUNTER_HEADER_SIZE, COUNTER_HEADER_NAME)) != 0) return rc;
     memset(b, 0, sizeof *b);
     b->offset = at;
-    b->status = ld32(p + at);
-    b->type = ld32(p + at + CH_TYPE);
-    b->size = ld32(p + at + CH_SZ);
-    b->reserved = ld32(p + at + CH_RESERVED);
+    b->status = ld32(p + COUNTER_HEADER_dwStatus);
+    b->type = ld32(p + COUNTER_HEADER_dwType);
+    b->size = ld32(p + COUNTER_HEADER_dwSize);
+    b->reserved = ld32(p + COUNTER_HEADER_Reserved);
     if (!block_type_ok(b->type))
-        return iter_fail(it, PCQ_ERR_BAD_BLOCK_TYPE, at + CH_TYPE, "_PERF_COUNTER_HEADER.dwType");
+        return rd_fail(r, PCQ_ERR_BAD_BLOCK_TYPE, at + COUNTER_HEADER_dwType, COUNTER_HEADER_NAME ".dwType");
     if (b->size < block_min_size(b->type))
-        return iter_fail(it, PCQ_ERR_SIZE_TOO_SMALL, at + CH_SZ, "_PERF_COUNTER_HEADER.dwSize");
-    if ((rc = iter_sized(it, at, b->size, at + CH_SZ, "_PERF_COUNTER_HEADER.dwSize")) != 0)
+        return rd_fail(r, PCQ_ERR_SIZE_TOO_SMALL, at + COUNTER_HEADER_dwSize, COUNTER_HEADER_NAME ".dwSize");
+    if ((rc = sized(r, f, at, b->size, at + COUNTER_HEADER_dwSize, COUNTER_HEADER_NAME ".dwSize")) != 0)
         return rc;
-    rc = check_aligned(o, &it->err, at, "_PERF_COUNTER_HEADER");
-    if (!rc && b->reserved != 0)
-        rc = diag(o, &it->err, PCQ_DIAG_RESERVED, at + CH_RESERVED,
-                  "_PERF_COUNTER_HEADER.Reserved");
-    if (!rc) rc = read_block_body(it, b);
-    if (rc) return rc;
-    it->pos = at + b->size;
-    it->left--;
-    it->index++;
-    return 1;
+    if ((rc = check_fields(r, PCQ_S_COUNTER_HEADER, at, 0)) != 0) return rc;
+    b->body = b->body_end = at + COUNTER_HEADER_SIZE;
+    return PCQ_OK;
 }
 
-/* One _PERF_INSTANCE_HEADER + name, then its values (Figures 8 and 9). Size
- * covers the header, the name and its padding; the values follow it. */
-int pcq_instances_of_block_next(pcq_iter *it, pcq_data_instance *out)
+/* _PERF_MULTI_COUNTERS (§2.2.4.11, Figure 7): dwSize holds the ID array,
+ * and beyond it only padding to 8 (D6). The array is read lazily. */
+static int parse_multi_counters(rd *r, const frame *f, size_t at, uint32_t *size, uint32_t *count)
 {
-    const uint8_t *p = it->buf;
-    const pcq_opts *o = iter_opts(it);
-    size_t at = it->pos, nul;
-    pcq_iter v;
-    uint32_t size;
-    int rc = iter_more(it);
-    if (rc <= 0) return rc;
-    rc = read_named(it, INST_SIZE, 0, "_PERF_INSTANCE_HEADER", "_PERF_INSTANCE_HEADER.Size",
-                    &size, &nul);
-    if (rc) return rc;
-    rc = check_aligned(o, &it->err, at, "_PERF_INSTANCE_HEADER");
-    /* Figure 8: the padding after the name "MUST be set to 0". */
-    if (!rc) rc = check_zero(o, &it->err, p, nul + 2, at + size, "instance name padding");
-    if (rc) return rc;
+    const char *size_what = MULTI_COUNTERS_NAME ".dwSize";
+    const char *count_what = MULTI_COUNTERS_NAME ".dwCounters";
+    int rc;
+    if ((rc = need(r, f, at, MULTI_COUNTERS_SIZE, MULTI_COUNTERS_NAME)) != 0) return rc;
+    *size = ld32(r->b + at + MULTI_COUNTERS_dwSize);
+    *count = ld32(r->b + at + MULTI_COUNTERS_dwCounters);
+    if (*size < MULTI_COUNTERS_SIZE) return rd_fail(r, PCQ_ERR_SIZE_TOO_SMALL, at, size_what);
+    if ((rc = sized(r, f, at, *size, at, size_what)) != 0) return rc;
+    if ((rc = count_ok(r, at + MULTI_COUNTERS_SIZE, at + *size, *count, COUNTER_ID_SIZE, PCQ_MAX_COUNTERS,
+                       at + MULTI_COUNTERS_dwCounters, count_what)) != 0)
+        return rc;
+    if (*size - MULTI_COUNTERS_SIZE - (size_t)*count * COUNTER_ID_SIZE >= 8)
+        return rd_fail(r, PCQ_ERR_COUNT_MISMATCH, at, size_what);
+    return check_fields(r, PCQ_S_MULTI_COUNTERS, at, 0);
+}
 
+/* _PERF_MULTI_INSTANCES (§2.2.4.10): dwTotalSize bounds the instances, each
+ * at least a header, a NUL and `nvalues` 8-byte _PERF_COUNTER_DATA. */
+static int parse_multi_instances(rd *r, const frame *f, size_t at, uint32_t nvalues, uint32_t *size,
+                                 uint32_t *count)
+{
+    const char *size_what = MULTI_INSTANCES_NAME ".dwTotalSize";
+    size_t min = INSTANCE_HEADER_SIZE + NUL16_SIZE + (size_t)nvalues * COUNTER_DATA_SIZE;
+    int rc;
+    if ((rc = need(r, f, at, MULTI_INSTANCES_SIZE, MULTI_INSTANCES_NAME)) != 0) return rc;
+    *size = ld32(r->b + at + MULTI_INSTANCES_dwTotalSize);
+    *count = ld32(r->b + at + MULTI_INSTANCES_dwInstances);
+    if (*size < MULTI_INSTANCES_SIZE) return rd_fail(r, PCQ_ERR_SIZE_TOO_SMALL, at, size_what);
+    if ((rc = sized(r, f, at, *size, at, size_what)) != 0) return rc;
+    if ((rc = count_ok(r, at + MULTI_INSTANCES_SIZE, at + *size, *count, min, PCQ_MAX_INSTANCES,
+                       at + MULTI_INSTANCES_dwInstances, MULTI_INSTANCES_NAME ".dwInstances")) != 0)
+        return rc;
+    return check_fields(r, PCQ_S_MULTI_INSTANCES, at, 0);
+}
+
+/* An instance inside a type 4 or 6 block (Figures 8, 9; D3): a header and a
+ * name whose padding MUST be 0; its values follow Size. */
+static int parse_data_instance(rd *r, const frame *f, size_t at, pcq_data_instance *out)
+{
+    uint32_t size;
+    size_t nul;
+    int rc;
+    if ((rc = parse_named(r, f, at, PCQ_S_DATA_INSTANCE, INSTANCE_HEADER_SIZE, &INSTANCE_HEADER_fields[0],
+                          &size, &nul)) != 0 ||
+        (rc = check_fields(r, PCQ_S_DATA_INSTANCE, at, 0)) != 0 ||
+        (rc = check_zero(r, nul + NUL16_SIZE, at + size, "instance name padding")) != 0)
+        return rc;
     memset(out, 0, sizeof *out);
     out->size = size;
-    out->instance_id = ld32(p + at + INST_ID);
-    out->name.ptr = p + at + INST_SIZE;
-    out->name.len = nul - at - INST_SIZE;
+    out->instance_id = ld32(r->b + at + INSTANCE_HEADER_InstanceId);
+    out->name.ptr = r->b + at + INSTANCE_HEADER_InstanceName;
+    out->name.len = nul - at - INSTANCE_HEADER_InstanceName;
     out->offset = at;
-    out->num_values = it->nvalues;
-    out->values = at + size;
+    out->num_values = f->nvalues;
+    out->values = out->values_end = at + size;
+    return PCQ_OK;
+}
 
-    iter_child(&v, it, at + size, it->end, M_VALUES);
-    v.bounded |= IT_COUNTED;            /* the container goes on: no slack check */
-    v.left = it->nvalues;
-    v.count_at = it->aux_at;
-    v.count_what = it->aux_what;
-    /* Only the last value is kept (a PERF_MULTI_INSTANCES instance has one). */
-    if (v.left > 1) skip_values(&v, v.left - 1);
-    while ((rc = pcq_values_next(&v, &out->value)) == 1) {}
-    if (rc < 0) return iter_adopt(it, &v, rc);
-    out->values_end = v.pos;
-    it->pos = v.pos;
-    it->left--;
-    it->index++;
-    return 1;
+static PCQ_INLINE void fill_value(const uint8_t *b, size_t at, pcq_value *v)
+{
+    v->data_size = ld32(b + at + COUNTER_DATA_dwDataSize);
+    v->size = ld32(b + at + COUNTER_DATA_dwSize);
+    v->data.ptr = b + at + COUNTER_DATA_SIZE;
+    v->data.len = v->data_size;
+    v->is_int = v->data_size == 4 || v->data_size == 8;
+    v->u64 = v->data_size == 8 ? ld64(v->data.ptr) : v->data_size == 4 ? ld32(v->data.ptr) : 0;
+    v->offset = at;
+}
+
+/* The common value, checked in a few instructions: the structure fits the
+ * frame and the input, 8 <= dwSize <= what is left, dwDataSize fits, and
+ * no slack (below). parse_value works out which rule broke. */
+static PCQ_INLINE int value_ok(const uint8_t *b, size_t len, size_t at, size_t end)
+{
+    uint32_t data_size, size;
+    size_t room = (end < len ? end : len) - at;
+    if (room < COUNTER_DATA_SIZE) return 0;
+    data_size = ld32(b + at + COUNTER_DATA_dwDataSize);
+    size = ld32(b + at + COUNTER_DATA_dwSize);
+    return size >= COUNTER_DATA_SIZE && size <= room && data_size <= size - COUNTER_DATA_SIZE &&
+           (size < 24 || size - COUNTER_DATA_SIZE - data_size < 8);
+}
+
+/* _PERF_COUNTER_DATA and its value (§2.2.4.9): 8 <= dwSize inside the frame
+ * and the input (a leaf is read whole), dwDataSize <= dwSize - 8, and no
+ * slack: the value area is at least 8 bytes (NOTES §2), 8 more unused bytes
+ * are a COUNT_MISMATCH (D6). */
+static int parse_value(rd *r, const frame *f, size_t at, pcq_value *v)
+{
+    const uint8_t *b = r->b;
+    const char *size_what = COUNTER_DATA_NAME ".dwSize";
+    uint32_t size, data_size;
+    int rc;
+    if (!value_ok(b, r->len, at, f->end)) {
+        if ((rc = need(r, f, at, COUNTER_DATA_SIZE, COUNTER_DATA_NAME)) != 0) return rc;
+        size = ld32(b + at + COUNTER_DATA_dwSize);
+        data_size = ld32(b + at + COUNTER_DATA_dwDataSize);
+        if (size < COUNTER_DATA_SIZE)
+            return rd_fail(r, PCQ_ERR_SIZE_TOO_SMALL, at + COUNTER_DATA_dwSize, size_what);
+        if ((rc = sized(r, f, at, size, at + COUNTER_DATA_dwSize, size_what)) != 0) return rc;
+        if (data_size > size - COUNTER_DATA_SIZE)
+            return rd_fail(r, PCQ_ERR_EXCEEDS_CONTAINER, at, COUNTER_DATA_NAME ".dwDataSize");
+        if (size > r->len - at) return rd_fail(r, PCQ_ERR_TRUNCATED, at + COUNTER_DATA_dwSize, size_what);
+        return rd_fail(r, PCQ_ERR_COUNT_MISMATCH, at + COUNTER_DATA_dwSize, size_what);
+    }
+    if ((at & 7) && (rc = check_fields(r, PCQ_S_COUNTER_DATA, at, 0)) != 0) return rc;
+    fill_value(b, at, v);
+    return PCQ_OK;
+}
+
+/* ---- the fast path: data in the canonical layout ------------------------ */
+/* Most replies are written the way Windows writes them (NOTES §2): every
+ * structure 8-aligned, sizes exact, every _PERF_COUNTER_DATA 16 bytes with a
+ * 4- or 8-byte value, names padded with zeros. canonical_data() recognises
+ * that layout in about one load and compare per value, and decides nothing
+ * else: 1 promises that the walk (the one checker that reports errors and
+ * diagnostics) would end without an error and without a diagnostic; 0
+ * promises nothing, and the walk runs from the start. The fuzzers check the
+ * promise on every input (fz_props.c). */
+/* n canonical instances in [at, end), each followed by nv values: where the
+ * last ends, or 0. */
+static size_t canonical_instances(const uint8_t *b, size_t at, size_t end, uint32_t n, uint32_t nv)
+{
+    size_t vbytes = 16 * (size_t)nv, size, p, last;
+    uint64_t bad = 0, nul = 0; /* nul: has_nul16 of every name word but the last, unmasked */
+    uint32_t i;
+    if (n > PCQ_MAX_INSTANCES) return 0;
+    for (i = 0; i < n; i++) {
+        size_t room = end - at;
+        if (room < 16) return 0;
+        size = ld32(b + at + INSTANCE_HEADER_Size);
+        /* | not ||: one branch; room - size wraps only when size > room, which fails anyway */
+        if ((size < 16) | (size & 7) | (size > room) | (vbytes > room - size)) return 0;
+        last = at + size - 8;
+        for (p = at + INSTANCE_HEADER_InstanceName; p < last; p += 8) {
+            uint64_t w = ld64(b + p);
+            nul |= (w - LANES_LO) & ~w;
+        }
+        bad |= bad_name_end(ld64(b + last)) | bad_values(b, last + 8, nv);
+        at = last + 8 + vbytes;
+    }
+    return bad || (nul & LANES_HI) ? 0 : at;
+}
+
+/* A canonical _PERF_MULTI_COUNTERS at `at` (dwSize 8 + 4 n, padded to 8)
+ * inside [at, end): its dwSize, or 0. */
+static size_t canonical_multi_counters(const uint8_t *b, size_t at, size_t end, uint32_t *n)
+{
+    size_t size;
+    if (end - at < MULTI_COUNTERS_SIZE) return 0;
+    size = ld32(b + at + MULTI_COUNTERS_dwSize);
+    *n = ld32(b + at + MULTI_COUNTERS_dwCounters);
+    if (*n > PCQ_MAX_COUNTERS || size != ((MULTI_COUNTERS_SIZE + 4 * (size_t)*n + 7) & ~(size_t)7) ||
+        size > end - at)
+        return 0;
+    return size;
+}
+
+/* A canonical _PERF_MULTI_INSTANCES at `at` filling [at, end) exactly, its
+ * instances with nv values each. */
+static int canonical_multi_instances(const uint8_t *b, size_t at, size_t end, uint32_t nv)
+{
+    if (end - at < MULTI_INSTANCES_SIZE || ld32(b + at + MULTI_INSTANCES_dwTotalSize) != end - at) return 0;
+    return canonical_instances(b, at + MULTI_INSTANCES_SIZE, end, ld32(b + at + MULTI_INSTANCES_dwInstances),
+                               nv) == end;
+}
+
+/* A canonical block at `at` of dwSize `size` (a multiple of 8 inside the
+ * buffer): its body, by dwType (Figures 5-9). */
+static int canonical_block(const uint8_t *b, size_t at, size_t size, uint32_t type)
+{
+    size_t body = at + COUNTER_HEADER_SIZE, end = at + size, mcs;
+    uint32_t n = 1;
+    switch (type) {
+    case PCQ_PERF_ERROR_RETURN: return size == COUNTER_HEADER_SIZE;
+    case PCQ_PERF_SINGLE_COUNTER: return size == COUNTER_HEADER_SIZE + 16 && !bad_value(ld64(b + body));
+    case PCQ_PERF_MULTI_INSTANCES: return canonical_multi_instances(b, body, end, 1);
+    case PCQ_PERF_MULTI_COUNTERS:
+    case PCQ_PERF_COUNTERSET:
+        if (!(mcs = canonical_multi_counters(b, body, end, &n))) return 0;
+        body += mcs;
+        if (type == PCQ_PERF_COUNTERSET) return canonical_multi_instances(b, body, end, n);
+        return end - body == 16 * (size_t)n && !bad_values(b, body, n);
+    default: return 0;
+    }
+}
+
+/* The whole buffer: dwTotalSize is the input, dwNumCounter blocks fill it. */
+static int canonical_data(const uint8_t *b, size_t len)
+{
+    size_t at = DATA_HEADER_SIZE, size;
+    uint32_t n, i;
+    if (!b || len < DATA_HEADER_SIZE || ld32(b + DATA_HEADER_dwTotalSize) != len) return 0;
+    n = ld32(b + DATA_HEADER_dwNumCounter);
+    for (i = 0; i < n; i++) {
+        if (len - at < COUNTER_HEADER_SIZE) return 0;
+        size = ld32(b + at + COUNTER_HEADER_dwSize);
+        if (ld32(b + at + COUNTER_HEADER_Reserved) || (size & 7) || size < COUNTER_HEADER_SIZE ||
+            size > len - at || !canonical_block(b, at, size, ld32(b + at + COUNTER_HEADER_dwType)))
+            return 0;
+        at += size;
+    }
+    return at == len && n <= PCQ_MAX_COUNTERS;
+}
+
+/* ======================================================================== */
+/* 6. The walk                                                              */
+/*                                                                          */
+/* A stack of frames, one per container the walk is inside. Each call of    */
+/* pcq_walk_next steps the top frame: a list frame yields its next item (or */
+/* ends: its count and size are checked, it is popped); a block's body and   */
+/* the buffer's root go through phases. Items are yielded before what they  */
+/* contain, so an error inside a structure comes after the structure.       */
+/* ======================================================================== */
+#define WALK_QUICK 1u /* decoders: do not measure string texts */
+#define WALK_BULK  2u /* pcq_opts.flags has PCQ_BULK */
+
+enum {
+    STEP_ITEM = 1,
+    STEP_DONE = 0,
+    STEP_ON = 2
+}; /* and < 0: an error */
+
+/* Phases of a block's body (FR_BODY) and of a root. */
+enum {
+    B_VALUE1 = 1,
+    B_MC,
+    B_MC_BULK, /* PCQ_BULK: a canonical type 2 block's _PERF_MULTI_COUNTERS and values */
+    B_VALUES,
+    B_MI,
+    B_END
+};
+enum {
+    R_FIRST = 0,
+    R_END,
+    R_DONE
+};
+
+static frame *push(pcq_walk *w, int kind, size_t pos, size_t end, unsigned depth)
+{
+    frame *f = &w->frames[w->nframes++];
+    memset(f, 0, sizeof *f);
+    f->kind = (uint8_t)kind;
+    f->pos = pos;
+    f->end = end;
+    f->depth = (uint8_t)depth;
+    return f;
+}
+
+/* A counted frame: `left` items at [pos, end) whose count is at count_at. */
+static void counted(frame *f, uint32_t left, unsigned flags, size_t count_at, const char *count_what,
+                    size_t size_at, const char *size_what)
+{
+    f->left = left;
+    f->flags = (uint8_t)(flags | FL_COUNTED);
+    f->count_at = count_at;
+    f->count_what = count_what;
+    f->size_at = size_at;
+    f->size_what = size_what;
+}
+
+/* Before each item of a list frame: 1 if one follows, 0 when the frame is
+ * done (its count met, its unused tail checked), < 0 on error.
+ * A counted container that runs dry before its count blames the count (or,
+ * when the input ran out first, its size: TRUNCATED); 8 or more unused bytes
+ * after its last item blame its size (D6). Frames without a count run to
+ * their end. */
+static int frame_more(rd *r, const frame *f)
+{
+    if (!(f->flags & FL_COUNTED)) return f->pos < f->end;
+    if (f->left > 0) {
+        if (f->pos < f->end && f->pos < r->len) return 1;
+        if (f->pos == f->end)
+            return rd_fail(r, f->flags & FL_INPUT ? PCQ_ERR_TRUNCATED : PCQ_ERR_COUNT_MISMATCH, f->count_at,
+                           f->count_what);
+        return rd_fail(r, PCQ_ERR_TRUNCATED, f->size_at, f->size_what);
+    }
+    if (f->flags & FL_EXACT) {
+        if (f->end > r->len) return rd_fail(r, PCQ_ERR_TRUNCATED, f->size_at, f->size_what);
+        if (f->end - f->pos >= 8) return rd_fail(r, PCQ_ERR_COUNT_MISMATCH, f->size_at, f->size_what);
+    }
+    return 0;
+}
+
+/* No structure yet: what an error about a container leaves in *it. */
+static void item_clear(pcq_item *it)
+{
+    it->type = PCQ_S_NONE;
+    it->depth = 0;
+    it->index = 0;
+    it->offset = it->size = it->extent = 0;
+    it->single = it->has_counter_id = it->partial = 0;
+    it->counter_id = 0;
+    it->values = 0;
+    it->nvalues = 0;
+    it->values_fast = 0;
+}
+
+/* An item of `type` at `at`, yielded by frame f. */
+static void item_begin(pcq_item *it, int type, const frame *f, size_t at)
+{
+    it->type = type;
+    it->depth = f->depth;
+    it->index = f->index;
+    it->offset = at;
+    it->size = it->extent = layouts[type].info.size;
+    it->single = 0;
+    it->counter_id = 0;
+    it->has_counter_id = 0;
+    it->partial = 0;
+    it->values = 0;
+    it->nvalues = 0;
+    it->values_fast = 0;
+}
+
+/* The item was yielded: the frame moves past it. */
+static int item_done(frame *f, size_t next)
+{
+    f->pos = next;
+    f->index++;
+    if (f->left) f->left--;
+    return STEP_ITEM;
+}
+
+/* ---- PCQ_BULK: a frame's items passed without yielding them ---- */
+
+static int step_list(rd *r, frame *f, pcq_item *it);
+static int step_body(rd *r, frame *f, pcq_item *it);
+
+static void item_cut(const pcq_walk *w, pcq_item *it);
+
+/* An error found ahead: the item it cut, for the next pcq_walk_next. */
+static void keep_cut(pcq_walk *w, pcq_item *it)
+{
+    item_cut(w, it);
+    w->cut = *it;
+}
+
+static int bulk_on(const pcq_walk *w)
+{
+    return (w->mode & WALK_BULK) != 0;
+}
+
+/* A values or ids frame whose items all lie whole in the frame and the
+ * input, 8-aligned values canonical: nothing in them can be an error or a
+ * diagnostic (a value has no rule but its layout and where it starts), so
+ * they are passed at once. */
+static int frame_canonical(const rd *r, const frame *f)
+{
+    size_t room = (f->end < r->len ? f->end : r->len) - f->pos;
+    if (f->kind == FR_IDS) return (size_t)f->left <= room / COUNTER_ID_SIZE;
+    return !(f->pos & 7) && (size_t)f->left <= room / 16 && !bad_values(r->b, f->pos, f->left);
+}
+
+/* Steps the frame on top (counter ids or values) to its end without
+ * yielding its items: *n of them passed, *fast when they were canonical.
+ * The frame is popped as pcq_walk_next pops it. An error stays in w->err,
+ * with the item it cut, for the next call of pcq_walk_next. */
+static void drain(rd *r, uint32_t *n, int *fast)
+{
+    pcq_walk *w = r->w;
+    frame *f = &w->frames[w->nframes - 1];
+    pcq_item tmp;
+    int rc;
+    *n = 0;
+    if ((*fast = frame_canonical(r, f)) != 0) {
+        *n = f->left;
+        f->pos += (f->kind == FR_IDS ? COUNTER_ID_SIZE : 16) * (size_t)f->left;
+        f->index += f->left;
+        f->left = 0;
+    }
+    for (;;) {
+        item_clear(&tmp);
+        if ((rc = step_list(r, f, &tmp)) != STEP_ITEM) break;
+        ++*n;
+    }
+    if (rc < 0) {
+        keep_cut(w, &tmp);
+        return;
+    }
+    w->nframes--;
+    if ((f->flags & FL_CONT) && w->nframes > 0) w->frames[w->nframes - 1].pos = f->pos;
+}
+
+/* ---- list frames ---- */
+
+static int step_counter(rd *r, frame *f, pcq_item *it)
+{
+    size_t at = f->pos;
+    int rc;
+    item_begin(it, PCQ_S_COUNTER_REG_INFO, f, at);
+    if (r->len - at < COUNTER_REG_INFO_SIZE) /* the input holds fewer than NumCounters */
+        return rd_fail(r, PCQ_ERR_TRUNCATED, f->count_at, f->count_what);
+    if ((rc = check_fields(r, PCQ_S_COUNTER_REG_INFO, at, f->index)) != 0) return rc;
+    read_counter_reg(r->b + at, &it->u.counter);
+    return item_done(f, at + COUNTER_REG_INFO_SIZE);
+}
+
+/* A _STRING_COUNTER_HEADER and the text it names (§2.2.4.4, D4). */
+static int step_entry(rd *r, frame *f, pcq_item *it)
+{
+    pcq_walk *w = r->w;
+    pcq_string_entry *e = &it->u.entry;
+    size_t at = f->pos, base = w->aux[2], size = ld32(r->b), start;
+    item_begin(it, PCQ_S_STRING_COUNTER_HEADER, f, at);
+    e->counter_id = ld32(r->b + at + STRING_COUNTER_HEADER_dwCounterId);
+    e->offset = ld32(r->b + at + STRING_COUNTER_HEADER_dwOffset);
+    e->present = e->offset != PCQ_STRING_ABSENT;
+    e->text.ptr = NULL;
+    e->text.len = 0;
+    e->text_offset = 0;
+    if (e->present) {
+        if (e->offset >= size - base) /* base <= size: the block holds the header array */
+            return rd_fail(r, e->offset >= r->len - base ? PCQ_ERR_TRUNCATED : PCQ_ERR_EXCEEDS_CONTAINER,
+                           at + STRING_COUNTER_HEADER_dwOffset, STRING_COUNTER_HEADER_fields[1].what);
+        start = base + e->offset;
+        if (start >= w->aux[start % 2])
+            return rd_fail(r, PCQ_ERR_NO_NUL, start, STRING_COUNTER_HEADER_fields[2].what);
+        e->text.ptr = r->b + start;
+        e->text_offset = start;
+        if (!(w->mode & WALK_QUICK))
+            e->text.len = (w->set_checks == 1    ? w->lens[f->index]
+                           : w->set_checks == -1 ? batch_text_end(w, r->b, size, base, f->index)
+                                                 : text_end(w, r->b, size, start)) -
+                          start;
+    }
+    return item_done(f, at + STRING_COUNTER_HEADER_SIZE);
+}
+
+static int step_guid(rd *r, frame *f, pcq_item *it)
+{
+    size_t at = f->pos;
+    item_begin(it, PCQ_S_COUNTERSET_GUID, f, at);
+    if (r->len - at < GUID_SIZE) return rd_fail(r, PCQ_ERR_BAD_LENGTH, at, "GUID array");
+    read_guid_at(r->b + at, &it->u.guid);
+    return item_done(f, at + GUID_SIZE);
+}
+
+/* PCQ_BULK: a type 1 block's value, read with its header (Figure 6). */
+static void bulk_value1(rd *r, frame *body, pcq_item *it)
+{
+    pcq_item v;
+    item_clear(&v);
+    it->values = body->pos;
+    if (step_body(r, body, &v) < 0) {
+        keep_cut(r->w, &v);
+        return;
+    }
+    it->u.block.value = v.u.value;
+    it->nvalues = 1;
+    it->values_fast = !(it->values & 7) && !bad_value(ld64(r->b + it->values));
+}
+
+/* PCQ_BULK: a canonical type 2 block (Figure 7; what canonical_block
+ * accepts) needs no parser. Its header is read as parse_block reads it; its
+ * body frame yields the _PERF_MULTI_COUNTERS with the values next
+ * (B_MC_BULK). 0 when it is not canonical. */
+static int bulk_block2(rd *r, frame *f, pcq_item *it)
+{
+    const uint8_t *p = r->b + f->pos;
+    size_t at = f->pos, room = (f->end < r->len ? f->end : r->len) - at, size;
+    frame *body;
+    if ((at & 7) || room < COUNTER_HEADER_SIZE || ld32(p + COUNTER_HEADER_dwType) != PCQ_PERF_MULTI_COUNTERS)
+        return 0;
+    size = ld32(p + COUNTER_HEADER_dwSize);
+    if (ld32(p + COUNTER_HEADER_Reserved) || (size & 7) || size < COUNTER_HEADER_SIZE || size > room ||
+        !canonical_block(r->b, at, size, PCQ_PERF_MULTI_COUNTERS))
+        return 0;
+    item_begin(it, PCQ_S_COUNTER_HEADER, f, at);
+    memset(&it->u.block, 0, sizeof it->u.block);
+    it->u.block.offset = at;
+    it->u.block.status = ld32(p + COUNTER_HEADER_dwStatus);
+    it->u.block.type = PCQ_PERF_MULTI_COUNTERS;
+    it->u.block.size = (uint32_t)size;
+    it->u.block.body = it->u.block.body_end = at + COUNTER_HEADER_SIZE;
+    it->extent = size;
+    body = push(r->w, FR_BODY, at + COUNTER_HEADER_SIZE, at + size, f->depth + 1u);
+    body->btype = PCQ_PERF_MULTI_COUNTERS;
+    body->size_at = at + COUNTER_HEADER_dwSize;
+    body->size_what = COUNTER_HEADER_NAME ".dwSize";
+    body->phase = B_MC_BULK;
+    return item_done(f, at + size);
+}
+
+/* B_MC_BULK: the _PERF_MULTI_COUNTERS of a canonical type 2 block. */
+static int bulk_multi_counters(rd *r, frame *f, pcq_item *it)
+{
+    size_t at = f->pos, size = ld32(r->b + at + MULTI_COUNTERS_dwSize);
+    uint32_t count = ld32(r->b + at + MULTI_COUNTERS_dwCounters);
+    item_begin(it, PCQ_S_MULTI_COUNTERS, f, at);
+    it->extent = size;
+    it->u.multi.size = (uint32_t)size;
+    it->u.multi.count = count;
+    it->u.multi.ids.ptr = r->b + at + MULTI_COUNTERS_SIZE;
+    it->u.multi.ids.len = (size_t)count * COUNTER_ID_SIZE;
+    it->values = at + size;
+    it->nvalues = count;
+    it->values_fast = 1;
+    f->pos = f->end;
+    f->phase = B_END;
+    return STEP_ITEM;
+}
+
+/* A block's header; its body becomes a frame of its own. */
+static int step_block(rd *r, frame *f, pcq_item *it)
+{
+    pcq_block *b = &it->u.block;
+    frame *body;
+    size_t at = f->pos;
+    int rc;
+    if (bulk_on(r->w) && bulk_block2(r, f, it)) return STEP_ITEM;
+    item_begin(it, PCQ_S_COUNTER_HEADER, f, at);
+    if ((rc = parse_block(r, f, at, b)) != 0) return rc;
+    it->extent = b->size;
+    body = push(r->w, FR_BODY, at + COUNTER_HEADER_SIZE, at + b->size, f->depth + 1u);
+    body->btype = (uint8_t)b->type;
+    body->size_at = at + COUNTER_HEADER_dwSize;
+    body->size_what = COUNTER_HEADER_NAME ".dwSize";
+    body->phase = b->type == PCQ_PERF_ERROR_RETURN      ? B_END
+                  : b->type == PCQ_PERF_SINGLE_COUNTER  ? B_VALUE1
+                  : b->type == PCQ_PERF_MULTI_INSTANCES ? B_MI
+                                                        : B_MC;
+    rc = item_done(f, at + b->size);
+    if (b->type == PCQ_PERF_SINGLE_COUNTER && bulk_on(r->w)) bulk_value1(r, body, it);
+    return rc;
+}
+
+static int step_id(rd *r, frame *f, pcq_item *it)
+{
+    size_t at = f->pos;
+    int rc;
+    item_begin(it, PCQ_S_COUNTER_ID, f, at);
+    if ((rc = need(r, f, at, COUNTER_ID_SIZE, MULTI_COUNTERS_NAME ".CounterId")) != 0) return rc;
+    it->u.id = ld32(r->b + at);
+    return item_done(f, at + COUNTER_ID_SIZE);
+}
+
+static int step_value(rd *r, frame *f, pcq_item *it)
+{
+    size_t at = f->pos;
+    int rc;
+    item_begin(it, PCQ_S_COUNTER_DATA, f, at);
+    it->single = f->btype == PCQ_PERF_MULTI_INSTANCES;
+    if (f->ids_at) {
+        it->has_counter_id = 1;
+        it->counter_id = ld32(r->b + f->ids_at + (size_t)f->index * COUNTER_ID_SIZE);
+    }
+    if ((rc = parse_value(r, f, at, &it->u.value)) != 0) return rc;
+    it->size = it->extent = it->u.value.size;
+    return item_done(f, at + it->u.value.size);
+}
+
+/* An instance of a type 4 or 6 block; its values become a frame. */
+/* PCQ_BULK: an instance and its values in the canonical layout (what
+ * canonical_instances accepts) need no parser: nothing in them can be an
+ * error or a diagnostic. Reads it as parse_data_instance would and moves
+ * past its values; 0 when it is not canonical (the parsers then run). */
+static int bulk_instance(rd *r, frame *f, pcq_item *it)
+{
+    const uint8_t *b = r->b;
+    pcq_data_instance *d = &it->u.data_instance;
+    size_t at = f->pos, room = (f->end < r->len ? f->end : r->len) - at, vb = 16 * (size_t)f->nvalues;
+    size_t size, last, p;
+    uint64_t nul = 0;
+    if ((at & 7) || room < 16) return 0;
+    size = ld32(b + at + INSTANCE_HEADER_Size);
+    if (size < 16 || (size & 7) || size > room || vb > room - size) return 0;
+    last = at + size - 8;
+    for (p = at + INSTANCE_HEADER_InstanceName; p < last; p += 8) nul |= has_nul16(ld64(b + p));
+    if (nul | bad_name_end(ld64(b + last)) | bad_values(b, last + 8, f->nvalues)) return 0;
+    item_begin(it, PCQ_S_DATA_INSTANCE, f, at);
+    memset(&d->value, 0, sizeof d->value);
+    d->size = (uint32_t)size;
+    d->instance_id = ld32(b + at + INSTANCE_HEADER_InstanceId);
+    d->name.ptr = b + at + INSTANCE_HEADER_InstanceName;
+    d->name.len = pcq_name_len_(b, at + INSTANCE_HEADER_InstanceName, at + size);
+    d->offset = at;
+    d->num_values = f->nvalues;
+    d->values = d->values_end = at + size;
+    it->size = it->extent = size;
+    it->values = at + size;
+    it->nvalues = f->nvalues;
+    it->values_fast = 1;
+    return item_done(f, at + size + vb);
+}
+
+static int step_data_instance(rd *r, frame *f, pcq_item *it)
+{
+    pcq_data_instance *d = &it->u.data_instance;
+    frame *v;
+    size_t at = f->pos;
+    int rc;
+    if (bulk_on(r->w) && bulk_instance(r, f, it)) return STEP_ITEM;
+    item_begin(it, PCQ_S_DATA_INSTANCE, f, at);
+    if ((rc = parse_data_instance(r, f, at, d)) != 0) return rc;
+    it->size = it->extent = d->size;
+    v = push(r->w, FR_VALUES, at + d->size, f->end, f->depth + 1u);
+    counted(v, f->nvalues, FL_CONT, f->btype == PCQ_PERF_COUNTERSET ? f->ids_at - 4 : f->size_at,
+            f->btype == PCQ_PERF_COUNTERSET ? MULTI_COUNTERS_NAME ".dwCounters"
+                                            : MULTI_INSTANCES_NAME ".dwTotalSize",
+            f->size_at, f->size_what);
+    v->btype = f->btype;
+    v->ids_at = f->btype == PCQ_PERF_COUNTERSET ? f->ids_at : 0;
+    rc = item_done(f, at + d->size);
+    if (bulk_on(r->w)) {
+        it->values = at + d->size;
+        drain(r, &it->nvalues, &it->values_fast);
+    }
+    return rc;
+}
+
+static int step_list(rd *r, frame *f, pcq_item *it)
+{
+    int rc = frame_more(r, f);
+    if (rc <= 0) return rc;
+    switch (f->kind) {
+    case FR_COUNTERS: return step_counter(r, f, it);
+    case FR_ENTRIES: return step_entry(r, f, it);
+    case FR_GUIDS: return step_guid(r, f, it);
+    case FR_INSTANCES:
+        item_begin(it, PCQ_S_INSTANCE, f, f->pos);
+        if ((rc = parse_instance(r, f, f->pos, &it->u.instance)) != 0) return rc;
+        it->size = it->extent = it->u.instance.size;
+        return item_done(f, f->pos + it->u.instance.size);
+    case FR_IDENTIFIERS:
+        item_begin(it, PCQ_S_COUNTER_IDENTIFIER, f, f->pos);
+        if ((rc = parse_identifier(r, f, f->pos, &it->u.identifier)) != 0) return rc;
+        it->size = it->extent = it->u.identifier.size;
+        return item_done(f, f->pos + it->u.identifier.size);
+    case FR_BLOCKS: return step_block(r, f, it);
+    case FR_IDS: return step_id(r, f, it);
+    case FR_VALUES: return step_value(r, f, it);
+    default: return step_data_instance(r, f, it); /* FR_DATA_INSTANCES */
+    }
+}
+
+/* ---- a block's body (§3.1.4.1.6, Figures 6-9) ---- */
+
+/* In a PERF_COUNTERSET block, _PERF_MULTI_COUNTERS.dwSize (at mc) must
+ * leave room in the block for the _PERF_MULTI_INSTANCES that follows. */
+static int mi_room(rd *r, const frame *body, size_t mc)
+{
+    size_t claim = ld32(r->b + mc) + (size_t)MULTI_INSTANCES_SIZE;
+    if (body->end - body->pos >= MULTI_INSTANCES_SIZE) return PCQ_OK;
+    return rd_fail(r, claim > r->len - mc ? PCQ_ERR_TRUNCATED : PCQ_ERR_EXCEEDS_CONTAINER, mc,
+                   MULTI_COUNTERS_NAME ".dwSize");
+}
+
+/* PCQ_BULK: a _PERF_MULTI_COUNTERS's ids (on top), and in a type 2 block the
+ * values after them (Figure 7), passed with it. */
+static void bulk_counters(rd *r, frame *body, pcq_item *it)
+{
+    pcq_item v;
+    uint32_t n;
+    int fast;
+    drain(r, &n, &fast);
+    if (r->w->err.code || body->btype != PCQ_PERF_MULTI_COUNTERS) return;
+    it->values = body->pos;
+    step_body(r, body, &v); /* B_VALUES: pushes the values frame */
+    drain(r, &it->nvalues, &it->values_fast);
+}
+
+/* _PERF_MULTI_COUNTERS, then its ID array as a frame. */
+static int body_multi_counters(rd *r, frame *f, pcq_item *it)
+{
+    uint32_t size, count;
+    size_t at = f->pos;
+    frame *ids;
+    int rc;
+    item_begin(it, PCQ_S_MULTI_COUNTERS, f, at);
+    if ((rc = parse_multi_counters(r, f, at, &size, &count)) != 0) return rc;
+    it->extent = size;
+    it->u.multi.size = size;
+    it->u.multi.count = count;
+    it->u.multi.ids.ptr = r->b + at + MULTI_COUNTERS_SIZE;
+    it->u.multi.ids.len = (size_t)count * COUNTER_ID_SIZE;
+    f->ids_at = at + MULTI_COUNTERS_SIZE;
+    f->nvalues = count;
+    f->count_at = at + MULTI_COUNTERS_dwCounters;
+    f->pos = at + size;
+    f->phase = f->btype == PCQ_PERF_MULTI_COUNTERS ? B_VALUES : B_MI;
+    /* The frame is the whole dwSize, so that its end is checked against the
+     * input (its slack has been: parse_multi_counters). */
+    ids = push(r->w, FR_IDS, at + MULTI_COUNTERS_SIZE, at + size, f->depth + 1u);
+    counted(ids, count, FL_EXACT, at + MULTI_COUNTERS_dwCounters, MULTI_COUNTERS_NAME ".dwCounters", at,
+            MULTI_COUNTERS_NAME ".dwSize");
+    if (bulk_on(r->w)) bulk_counters(r, f, it);
+    return STEP_ITEM;
+}
+
+/* _PERF_MULTI_INSTANCES, then its instances as a frame. In a PERF_COUNTERSET
+ * block, _PERF_MULTI_COUNTERS.dwSize must have left room for it. */
+static int body_multi_instances(rd *r, frame *f, pcq_item *it)
+{
+    uint32_t size, count, nvalues = f->btype == PCQ_PERF_COUNTERSET ? f->nvalues : 1;
+    size_t at = f->pos, mc = f->ids_at - MULTI_COUNTERS_SIZE;
+    frame *insts;
+    int rc;
+    if (f->btype == PCQ_PERF_COUNTERSET && (rc = mi_room(r, f, mc)) != 0) return rc;
+    item_begin(it, PCQ_S_MULTI_INSTANCES, f, at);
+    if ((rc = parse_multi_instances(r, f, at, nvalues, &size, &count)) != 0) return rc;
+    it->extent = size;
+    it->u.instances.size = size;
+    it->u.instances.count = count;
+    f->pos = at + size;
+    f->phase = B_END;
+    insts = push(r->w, FR_DATA_INSTANCES, at + MULTI_INSTANCES_SIZE, at + size, f->depth + 1u);
+    counted(insts, count, FL_EXACT, at + MULTI_INSTANCES_dwInstances, MULTI_INSTANCES_NAME ".dwInstances", at,
+            MULTI_INSTANCES_NAME ".dwTotalSize");
+    insts->nvalues = nvalues;
+    insts->btype = f->btype;
+    insts->ids_at = f->btype == PCQ_PERF_COUNTERSET ? f->ids_at : 0;
+    return STEP_ITEM;
+}
+
+/* The end of a block: its dwSize is all in the input, and fewer than 8 of
+ * its bytes are unused (D6); a PERF_ERROR_RETURN block "MUST contain one
+ * _PERF_COUNTER_HEADER" and nothing else, a diagnostic (D6). */
+static int body_end(rd *r, frame *f)
+{
+    size_t block = f->size_at - COUNTER_HEADER_dwSize;
+    if (f->end > r->len) return rd_fail(r, PCQ_ERR_TRUNCATED, f->size_at, f->size_what);
+    if (f->btype == PCQ_PERF_ERROR_RETURN) {
+        if (f->end > block + COUNTER_HEADER_SIZE)
+            return rd_diag(r, PCQ_DIAG_TRAILING_BYTES, block + COUNTER_HEADER_SIZE,
+                           "inside a PERF_ERROR_RETURN block");
+        return STEP_DONE;
+    }
+    if (f->end - f->pos >= 8) return rd_fail(r, PCQ_ERR_COUNT_MISMATCH, f->size_at, f->size_what);
+    return STEP_DONE;
+}
+
+static int step_body(rd *r, frame *f, pcq_item *it)
+{
+    frame *v;
+    int rc;
+    switch (f->phase) {
+    case B_VALUE1: /* Figure 6: one value */
+        f->phase = B_END;
+        item_begin(it, PCQ_S_COUNTER_DATA, f, f->pos);
+        it->single = 1;
+        if ((rc = parse_value(r, f, f->pos, &it->u.value)) != 0) return rc;
+        it->size = it->extent = it->u.value.size;
+        f->pos += it->u.value.size;
+        return STEP_ITEM;
+    case B_MC: return body_multi_counters(r, f, it);
+    case B_MC_BULK: return bulk_multi_counters(r, f, it);
+    case B_VALUES: /* Figure 7: dwCounters values */
+        f->phase = B_END;
+        v = push(r->w, FR_VALUES, f->pos, f->end, f->depth);
+        counted(v, f->nvalues, FL_EXACT | FL_CONT, f->count_at, MULTI_COUNTERS_NAME ".dwCounters", f->size_at,
+                f->size_what);
+        v->btype = f->btype;
+        v->ids_at = f->ids_at;
+        return STEP_ON;
+    case B_MI: return body_multi_instances(r, f, it);
+    default: rc = body_end(r, f); return rc != 0 ? rc : STEP_DONE;
+    }
+}
+
+/* ---- the root of each kind ---- */
+
+/* counterset-info (§3.1.4.1.2, Figure 1): the header, NumCounters counters
+ * (whose set-wide checks are prepared once all are in the input), then at
+ * most 47 trailing bytes, a diagnostic (48 or more would be a counter). */
+static int root_counterset(rd *r, frame *f, pcq_item *it)
+{
+    uint32_t n;
+    size_t room;
+    frame *c;
+    int rc;
+    if (f->phase == R_END) {
+        room = r->len - f->pos;
+        f->phase = R_DONE;
+        if (room >= COUNTER_REG_INFO_SIZE)
+            return rd_fail(r, PCQ_ERR_COUNT_MISMATCH, COUNTERSET_REG_INFO_NumCounters,
+                           COUNTERSET_REG_INFO_NAME ".NumCounters");
+        if (room > 0) return rd_diag(r, PCQ_DIAG_TRAILING_BYTES, f->pos, "after the last counter");
+        return STEP_DONE;
+    }
+    item_begin(it, PCQ_S_COUNTERSET_REG_INFO, f, 0);
+    if ((rc = need(r, f, 0, COUNTERSET_REG_INFO_SIZE, COUNTERSET_REG_INFO_NAME)) != 0) return rc;
+    n = ld32(r->b + COUNTERSET_REG_INFO_NumCounters);
+    room = (r->len - COUNTERSET_REG_INFO_SIZE) / COUNTER_REG_INFO_SIZE;
+    if (n > PCQ_MAX_COUNTERS)
+        return rd_fail(r, n > room ? PCQ_ERR_TRUNCATED : PCQ_ERR_LIMIT, COUNTERSET_REG_INFO_NumCounters,
+                       COUNTERSET_REG_INFO_NAME ".NumCounters");
+    if ((rc = check_fields(r, PCQ_S_COUNTERSET_REG_INFO, 0, 0)) != 0) return rc;
+    read_guid_at(r->b, &it->u.set.guid);
+    it->u.set.counterset_type = ld32(r->b + COUNTERSET_REG_INFO_CounterSetType);
+    it->u.set.detail_level = ld32(r->b + COUNTERSET_REG_INFO_DetailLevel);
+    it->u.set.num_counters = n;
+    it->u.set.instance_type = ld32(r->b + COUNTERSET_REG_INFO_InstanceType);
+    it->extent = COUNTERSET_REG_INFO_SIZE + (size_t)n * COUNTER_REG_INFO_SIZE;
+    f->phase = R_END;
+    c = push(r->w, FR_COUNTERS, COUNTERSET_REG_INFO_SIZE, r->len, 0);
+    counted(c, n, FL_INPUT | FL_CONT, COUNTERSET_REG_INFO_NumCounters,
+            COUNTERSET_REG_INFO_NAME ".NumCounters", 0, COUNTERSET_REG_INFO_NAME);
+    return STEP_ITEM;
+}
+
+/* The string block's header: dwSize inside the input (a dwOffset means
+ * nothing without its whole block, D4), the header array inside dwSize;
+ * then the convention, decided once. */
+static int root_strings_head(rd *r, frame *f, pcq_item *it)
+{
+    pcq_strings *s = &it->u.strings;
+    const char *size_what = STRING_BUFFER_HEADER_NAME ".dwSize";
+    const char *count_what = STRING_BUFFER_HEADER_NAME ".dwCounters";
+    sblock sb;
+    frame *e;
+    int rc;
+    item_begin(it, PCQ_S_STRING_BUFFER_HEADER, f, 0);
+    if ((rc = need(r, f, 0, STRING_BUFFER_HEADER_SIZE, STRING_BUFFER_HEADER_NAME)) != 0) return rc;
+    s->size = ld32(r->b + STRING_BUFFER_HEADER_dwSize);
+    s->num_counters = ld32(r->b + STRING_BUFFER_HEADER_dwCounters);
+    if (s->size < STRING_BUFFER_HEADER_SIZE) return rd_fail(r, PCQ_ERR_SIZE_TOO_SMALL, 0, size_what);
+    if (s->size > r->len) return rd_fail(r, PCQ_ERR_TRUNCATED, 0, size_what);
+    /* §3.1.4.1.2: dwCounters _STRING_COUNTER_HEADER MUST follow. Compare
+     * counts, never products: dwCounters * 8 wraps a 32-bit size_t. */
+    if (s->num_counters > (s->size - STRING_BUFFER_HEADER_SIZE) / STRING_COUNTER_HEADER_SIZE)
+        return rd_fail(r,
+                       s->num_counters > (r->len - STRING_BUFFER_HEADER_SIZE) / STRING_COUNTER_HEADER_SIZE
+                           ? PCQ_ERR_TRUNCATED
+                           : PCQ_ERR_EXCEEDS_CONTAINER,
+                       STRING_BUFFER_HEADER_dwCounters, count_what);
+    if (s->num_counters > PCQ_MAX_COUNTERS)
+        return rd_fail(r, PCQ_ERR_LIMIT, STRING_BUFFER_HEADER_dwCounters, count_what);
+    sb.b = r->b;
+    sb.size = s->size;
+    sb.n = s->num_counters;
+    sb.area = STRING_BUFFER_HEADER_SIZE + (size_t)sb.n * STRING_COUNTER_HEADER_SIZE;
+    last_nuls(r->b, sb.size, sb.after);
+    s->convention = decide_convention(&sb);
+    s->block.ptr = r->b;
+    s->block.len = s->size;
+    it->extent = s->size;
+    r->w->aux[0] = sb.after[0];
+    r->w->aux[1] = sb.after[1];
+    r->w->aux[2] = convention_base(&sb, s->convention);
+    /* the texts' ends (and with diagnostics the set-wide check) in linear
+     * time: check_fields prepares them at dwCounters when it raises
+     * diagnostics, here when it does not and the walk measures texts */
+    r->w->set_checks = 0;
+    r->w->memo[0] = r->w->memo[1] = r->w->memo[2] = r->w->memo[3] = 0;
+    if (!diags_on(r->w) && !(r->w->mode & WALK_QUICK)) strings_prepare(r, &sb, r->w->aux[2]);
+    if ((rc = check_fields(r, PCQ_S_STRING_BUFFER_HEADER, 0, 0)) != 0) return rc;
+    f->phase = R_END;
+    e = push(r->w, FR_ENTRIES, STRING_BUFFER_HEADER_SIZE, sb.area, 1);
+    counted(e, sb.n, 0, STRING_BUFFER_HEADER_dwCounters, count_what, 0, size_what);
+    return STEP_ITEM;
+}
+
+/* After the entries: bytes no string covers (a diagnostic), 8 or more
+ * unused at the end of dwSize (D6), and bytes after dwSize (a diagnostic). */
+static int root_strings_end(rd *r, frame *f)
+{
+    sblock sb;
+    int rc;
+    sb.b = r->b;
+    sb.size = ld32(r->b + STRING_BUFFER_HEADER_dwSize);
+    sb.n = ld32(r->b + STRING_BUFFER_HEADER_dwCounters);
+    sb.area = STRING_BUFFER_HEADER_SIZE + (size_t)sb.n * STRING_COUNTER_HEADER_SIZE;
+    f->phase = R_DONE;
+    if ((rc = strings_unreferenced(r, &sb, r->w->aux[2])) != 0) return rc;
+    if (sb.size - strings_end(&sb, r->w->aux[2]) >= 8)
+        return rd_fail(r, PCQ_ERR_COUNT_MISMATCH, 0, STRING_BUFFER_HEADER_NAME ".dwSize");
+    if (r->len > sb.size) return rd_diag(r, PCQ_DIAG_TRAILING_BYTES, sb.size, "after the string block");
+    return STEP_DONE;
+}
+
+/* string (D10), guid, counter-info: one structure, then trailing bytes. */
+static int root_single(rd *r, frame *f, pcq_item *it)
+{
+    pcq_walk *w = r->w;
+    size_t nul;
+    int rc;
+    if (f->phase == R_END) {
+        f->phase = R_DONE;
+        if (r->len > w->aux[0])
+            return rd_diag(r, PCQ_DIAG_TRAILING_BYTES, w->aux[0],
+                           w->kind == PCQ_KIND_STRING ? "after the string"
+                           : w->kind == PCQ_KIND_GUID ? "after the GUID"
+                                                      : "after " COUNTER_REG_INFO_NAME);
+        return STEP_DONE;
+    }
+    f->phase = R_END;
+    if (w->kind == PCQ_KIND_STRING) {
+        item_begin(it, PCQ_S_STRING, f, 0);
+        nul = find_nul16(r->b, 0, r->len);
+        if (nul == r->len) return rd_fail(r, PCQ_ERR_NO_NUL, 0, STRING_fields[0].what);
+        it->u.text.ptr = r->b;
+        it->u.text.len = nul;
+        it->size = it->extent = w->aux[0] = nul + NUL16_SIZE;
+        return STEP_ITEM;
+    }
+    if (w->kind == PCQ_KIND_GUID) {
+        item_begin(it, PCQ_S_PROVIDER_GUID, f, 0);
+        if ((rc = need(r, f, 0, GUID_SIZE, GUID_NAME)) != 0) return rc;
+        read_guid_at(r->b, &it->u.guid);
+        w->aux[0] = GUID_SIZE;
+        return STEP_ITEM;
+    }
+    item_begin(it, PCQ_S_COUNTER_REG_INFO, f, 0);
+    if ((rc = need(r, f, 0, COUNTER_REG_INFO_SIZE, COUNTER_REG_INFO_NAME)) != 0 ||
+        (rc = check_fields(r, PCQ_S_COUNTER_REG_INFO, 0, 0)) != 0)
+        return rc;
+    read_counter_reg(r->b, &it->u.counter);
+    w->aux[0] = COUNTER_REG_INFO_SIZE;
+    return STEP_ITEM;
+}
+
+/* data (§3.1.4.1.6, Figure 5): the header, dwNumCounter blocks inside
+ * dwTotalSize, then trailing bytes (a diagnostic: D6). */
+static int root_data(rd *r, frame *f, pcq_item *it)
+{
+    pcq_data *d = &it->u.data;
+    frame *b;
+    int rc;
+    if (f->phase == R_END) {
+        f->phase = R_DONE;
+        if (r->len > f->pos) return rd_diag(r, PCQ_DIAG_TRAILING_BYTES, f->pos, "after dwTotalSize");
+        return STEP_DONE;
+    }
+    item_begin(it, PCQ_S_DATA_HEADER, f, 0);
+    if ((rc = parse_data_header(r, f, d)) != 0) return rc;
+    it->extent = d->total_size;
+    f->phase = R_END;
+    f->pos = d->total_size;
+    b = push(r->w, FR_BLOCKS, DATA_HEADER_SIZE, d->total_size, 1);
+    counted(b, d->num_counters, FL_EXACT, DATA_HEADER_dwNumCounter, DATA_HEADER_NAME ".dwNumCounter", 0,
+            DATA_HEADER_NAME ".dwTotalSize");
+    return STEP_ITEM;
+}
+
+static int step_root(rd *r, frame *f, pcq_item *it)
+{
+    pcq_walk *w = r->w;
+    if (f->phase == R_DONE) return STEP_DONE;
+    switch (w->kind) {
+    case PCQ_KIND_COUNTERSET_INFO: return root_counterset(r, f, it);
+    case PCQ_KIND_STRINGS: return f->phase == R_FIRST ? root_strings_head(r, f, it) : root_strings_end(r, f);
+    case PCQ_KIND_DATA: return root_data(r, f, it);
+    case PCQ_KIND_GUIDS:
+    case PCQ_KIND_INSTANCES:
+    case PCQ_KIND_IDENTIFIERS:
+        /* arrays to the end of the input: a list frame of its own */
+        f->phase = R_DONE;
+        push(w,
+             w->kind == PCQ_KIND_GUIDS       ? FR_GUIDS
+             : w->kind == PCQ_KIND_INSTANCES ? FR_INSTANCES
+                                             : FR_IDENTIFIERS,
+             0, r->len, 0);
+        return STEP_ON;
+    default: return root_single(r, f, it);
+    }
+}
+
+void pcq_walk_begin(pcq_walk *w, pcq_kind kind, const void *buf, size_t len, const pcq_opts *opts)
+{
+    frame *root;
+    w->buf = (const uint8_t *)buf;
+    w->len = buf ? len : 0;
+    w->opts = opts;
+    w->kind = (int)kind;
+    w->nframes = 0;
+    w->scratch = NULL;
+    w->nsorted = 0;
+    w->set_checks = 0;
+    w->cut.type = PCQ_S_NONE;
+    w->mode = opts && (opts->flags & PCQ_BULK) ? WALK_BULK : 0u;
+    w->aux[0] = w->aux[1] = w->aux[2] = w->aux[3] = 0;
+    pcq_error_set(&w->err, PCQ_OK, 0, NULL);
+    if (!buf && len) {
+        pcq_error_set(&w->err, PCQ_ERR_INVALID_ARG, 0, "buf");
+        return;
+    }
+    if (kind <= PCQ_KIND_NONE || kind >= PCQ_KIND_END_) {
+        pcq_error_set(&w->err, PCQ_ERR_INVALID_ARG, 0, "kind");
+        return;
+    }
+    root = push(w, FR_ROOT, 0, w->len, 0);
+    root->size_at = 0;
+    root->size_what = kind == PCQ_KIND_COUNTERSET_INFO ? COUNTERSET_REG_INFO_NAME
+                      : kind == PCQ_KIND_COUNTER_INFO  ? COUNTER_REG_INFO_NAME
+                      : kind == PCQ_KIND_STRINGS       ? STRING_BUFFER_HEADER_NAME
+                      : kind == PCQ_KIND_DATA          ? DATA_HEADER_NAME
+                                                       : GUID_NAME;
+}
+
+/* On an error: how much of the structure being read can be shown. */
+static void item_cut(const pcq_walk *w, pcq_item *it)
+{
+    size_t n = 0;
+    if (it->type != PCQ_S_NONE && it->offset < w->len) {
+        n = layouts[it->type].info.size;
+        if (n > w->len - it->offset) n = w->len - it->offset;
+        if (w->err.offset > it->offset && n > w->err.offset - it->offset) n = w->err.offset - it->offset;
+    }
+    it->size = n;
+    it->extent = 0;
+    it->partial = it->type != PCQ_S_NONE;
+}
+
+int pcq_walk_next(pcq_walk *w, pcq_item *it)
+{
+    rd r;
+    frame *f;
+    int rc;
+    r.b = w->buf;
+    r.len = w->len;
+    r.err = &w->err;
+    r.w = w;
+    item_clear(it);
+    if (w->err.code) {
+        if (w->cut.type != PCQ_S_NONE) { /* PCQ_BULK: found ahead, reported now */
+            *it = w->cut;
+            w->cut.type = PCQ_S_NONE;
+        }
+        return w->err.code;
+    }
+    f = w->nframes > 0 ? &w->frames[w->nframes - 1] : NULL;
+    if ((w->mode & WALK_BULK) && f && f->kind == FR_DATA_INSTANCES && f->left && bulk_instance(&r, f, it))
+        return 1; /* the common case of a single pass, straight */
+    while (w->nframes > 0) {
+        f = &w->frames[w->nframes - 1];
+        item_clear(it);
+        rc = f->kind == FR_ROOT   ? step_root(&r, f, it)
+             : f->kind == FR_BODY ? step_body(&r, f, it)
+                                  : step_list(&r, f, it);
+        if (rc == STEP_ITEM) return 1;
+        if (rc < 0) {
+            item_cut(w, it);
+            return rc;
+        }
+        if (rc == STEP_DONE) {
+            w->nframes--;
+            if ((f->flags & FL_CONT) && w->nframes > 0) w->frames[w->nframes - 1].pos = f->pos;
+        }
+    }
+    return 0;
+}
+
+/* ======================================================================== */
+/* 7. Decoders: the walk, run to its end                                    */
+/* ======================================================================== */
+
+/* Walks buf whole; *first (may be NULL) gets the first item, *count the
+ * number of items at depth 0. The error, if any, goes to *err. */
+static int walk_all(pcq_kind kind, const void *buf, size_t len, const pcq_opts *opts, pcq_item *first,
+                    size_t *count, pcq_error *err)
+{
+    pcq_walk w;
+    pcq_item it;
+    size_t n = 0;
+    int rc;
+    pcq_walk_begin(&w, kind, buf, len, opts);
+    w.mode |= WALK_QUICK;
+    while ((rc = pcq_walk_next(&w, &it)) == 1) {
+        if (n == 0 && first) *first = it;
+        n += it.depth == 0;
+    }
+    if (rc < 0) {
+        if (err) *err = w.err;
+        return rc;
+    }
+    if (count) *count = n;
+    return PCQ_OK;
+}
+
+int pcq_validate(pcq_kind kind, const void *buf, size_t len, const pcq_opts *opts, pcq_error *err)
+{
+    pcq_error_set(err, PCQ_OK, 0, NULL);
+    if (kind == PCQ_KIND_DATA && canonical_data((const uint8_t *)buf, len)) return PCQ_OK;
+    return walk_all(kind, buf, len, opts, NULL, NULL, err);
+}
+
+int pcq_decode_counterset_info(const void *buf, size_t len, const pcq_opts *opts, pcq_counterset_info *out,
+                               pcq_error *err)
+{
+    pcq_item first;
+    int rc = walk_all(PCQ_KIND_COUNTERSET_INFO, buf, len, opts, &first, NULL, err);
+    if (rc || !out) return rc;
+    out->set = first.u.set;
+    out->counters.ptr = (const uint8_t *)buf + COUNTERSET_REG_INFO_SIZE;
+    out->counters.len = (size_t)first.u.set.num_counters * COUNTER_REG_INFO_SIZE;
+    out->counters_offset = COUNTERSET_REG_INFO_SIZE;
+    return PCQ_OK;
+}
+
+int pcq_counterset_counter(const pcq_counterset_info *csi, uint32_t i, pcq_counter_reg *out)
+{
+    if (!csi || !out || i >= csi->counters.len / COUNTER_REG_INFO_SIZE) return PCQ_ERR_INVALID_ARG;
+    read_counter_reg(csi->counters.ptr + (size_t)i * COUNTER_REG_INFO_SIZE, out);
+    return PCQ_OK;
+}
+
+int pcq_decode_counter_info(const void *buf, size_t len, const pcq_opts *opts, pcq_counter_reg *out,
+                            pcq_error *err)
+{
+    pcq_item first;
+    int rc = walk_all(PCQ_KIND_COUNTER_INFO, buf, len, opts, &first, NULL, err);
+    if (!rc && out) *out = first.u.counter;
+    return rc;
+}
+
+int pcq_decode_strings(const void *buf, size_t len, const pcq_opts *opts, pcq_strings *out, pcq_error *err)
+{
+    pcq_item first;
+    int rc = walk_all(PCQ_KIND_STRINGS, buf, len, opts, &first, NULL, err);
+    if (!rc && out) *out = first.u.strings;
+    return rc;
+}
+
+/* Entry i of a decoded block: where its text starts (the block was
+ * validated, so the start is inside it and has its NUL). */
+static void entry_at(const pcq_strings *s, uint32_t i, pcq_string_entry *e)
+{
+    const uint8_t *p = s->block.ptr + STRING_BUFFER_HEADER_SIZE + (size_t)i * STRING_COUNTER_HEADER_SIZE;
+    size_t base = s->convention == PCQ_STROFF_SPEC
+                      ? STRING_BUFFER_HEADER_SIZE + (size_t)s->num_counters * STRING_COUNTER_HEADER_SIZE
+                      : 0;
+    e->counter_id = ld32(p + STRING_COUNTER_HEADER_dwCounterId);
+    e->offset = ld32(p + STRING_COUNTER_HEADER_dwOffset);
+    e->present = e->offset != PCQ_STRING_ABSENT;
+    e->text.ptr = e->present ? s->block.ptr + base + e->offset : NULL;
+    e->text.len = 0;
+    e->text_offset = e->present ? base + e->offset : 0;
+}
+
+int pcq_strings_peek(const pcq_strings *s, uint32_t i, pcq_string_entry *out)
+{
+    if (!s || !out || i >= s->num_counters) return PCQ_ERR_INVALID_ARG;
+    entry_at(s, i, out);
+    return PCQ_OK;
+}
+
+int pcq_strings_get(const pcq_strings *s, uint32_t i, pcq_string_entry *out)
+{
+    if (!s || !out || i >= s->num_counters) return PCQ_ERR_INVALID_ARG;
+    entry_at(s, i, out);
+    if (out->present)
+        out->text.len = find_nul16(s->block.ptr, out->text_offset, s->block.len) - out->text_offset;
+    return PCQ_OK;
+}
+
+int pcq_decode_string(const void *buf, size_t len, const pcq_opts *opts, pcq_bytes *out, pcq_error *err)
+{
+    pcq_item first;
+    int rc = walk_all(PCQ_KIND_STRING, buf, len, opts, &first, NULL, err);
+    if (!rc && out) *out = first.u.text;
+    return rc;
+}
+
+int pcq_decode_guid(const void *buf, size_t len, const pcq_opts *opts, pcq_guid *out, pcq_error *err)
+{
+    pcq_item first;
+    int rc = walk_all(PCQ_KIND_GUID, buf, len, opts, &first, NULL, err);
+    if (!rc && out) *out = first.u.guid;
+    return rc;
+}
+
+int pcq_decode_guids(const void *buf, size_t len, const pcq_opts *opts, pcq_guid_array *out, pcq_error *err)
+{
+    size_t n;
+    int rc = walk_all(PCQ_KIND_GUIDS, buf, len, opts, NULL, &n, err);
+    if (!rc && out) {
+        out->ptr = (const uint8_t *)buf;
+        out->count = n;
+    }
+    return rc;
+}
+
+int pcq_guids_get(const pcq_guid_array *a, size_t i, pcq_guid *out)
+{
+    if (!a || !out || i >= a->count) return PCQ_ERR_INVALID_ARG;
+    read_guid_at(a->ptr + i * GUID_SIZE, out);
+    return PCQ_OK;
+}
+
+int pcq_decode_instances(const void *buf, size_t len, const pcq_opts *opts, size_t *count, pcq_error *err)
+{
+    return walk_all(PCQ_KIND_INSTANCES, buf, len, opts, NULL, count, err);
+}
+
+int pcq_decode_identifiers(const void *buf, size_t len, const pcq_opts *opts, size_t *count, pcq_error *err)
+{
+    return walk_all(PCQ_KIND_IDENTIFIERS, buf, len, opts, NULL, count, err);
+}
+
+int pcq_decode_data(const void *buf, size_t len, const pcq_opts *opts, pcq_data *out, pcq_error *err)
+{
+    pcq_item first;
+    int rc;
+    if (canonical_data((const uint8_t *)buf, len)) {
+        if (out) {
+            read_data_header((const uint8_t *)buf, len, out);
+            out->flags = PCQ_DATA_CANONICAL_;
+        }
+        return PCQ_OK;
+    }
+    rc = walk_all(PCQ_KIND_DATA, buf, len, opts, &first, NULL, err);
+    if (!rc && out) *out = first.u.data;
+    return rc;
+}
+
+/* ---- the typed iterators: one frame of the walk, stepped by the same ---- */
+/* parsers, without diagnostics and without stepping into what they yield.  */
+
+static void iter_init(pcq_iter *it, const uint8_t *buf, size_t len, int kind, size_t pos, size_t end)
+{
+    memset(&it->f, 0, sizeof it->f);
+    it->buf = buf;
+    it->len = buf ? len : 0;
+    it->f.kind = (uint8_t)kind;
+    it->f.pos = pos;
+    it->f.end = end;
+    it->fast = 0;
+    pcq_error_set(&it->err, PCQ_OK, 0, NULL);
+}
+
+static rd iter_rd(pcq_iter *it)
+{
+    rd r;
+    r.b = it->buf;
+    r.len = it->len;
+    r.err = &it->err;
+    r.w = NULL;
+    return r;
+}
+
+/* 1 if an item follows, 0 at the end, or the error (sticky). */
+static int iter_more(pcq_iter *it, rd *r)
+{
+    if (it->err.code) return it->err.code;
+    return frame_more(r, &it->f);
+}
+
+void pcq_item_values(const pcq_walk *w, const pcq_item *item, pcq_iter *it)
+{
+    iter_init(it, w->buf, w->len, FR_VALUES, item->values, w->len);
+    counted(&it->f, item->nvalues, 0, item->offset, "values", item->offset, "values");
+    it->fast = item->values_fast != 0;
+}
+
+void pcq_instances_begin(const void *buf, size_t len, pcq_iter *it)
+{
+    iter_init(it, (const uint8_t *)buf, len, FR_INSTANCES, 0, buf ? len : 0);
+}
+
+int pcq_instances_next(pcq_iter *it, pcq_instance *out)
+{
+    rd r = iter_rd(it);
+    int rc = iter_more(it, &r);
+    if (rc <= 0) return rc;
+    if ((rc = parse_instance(&r, &it->f, it->f.pos, out)) != 0) return rc;
+    return item_done(&it->f, it->f.pos + out->size);
+}
+
+void pcq_identifiers_begin(const void *buf, size_t len, pcq_iter *it)
+{
+    iter_init(it, (const uint8_t *)buf, len, FR_IDENTIFIERS, 0, buf ? len : 0);
+}
+
+int pcq_identifiers_next(pcq_iter *it, pcq_identifier *out)
+{
+    rd r = iter_rd(it);
+    int rc = iter_more(it, &r);
+    if (rc <= 0) return rc;
+    if ((rc = parse_identifier(&r, &it->f, it->f.pos, out)) != 0) return rc;
+    return item_done(&it->f, it->f.pos + out->size);
 }
 
 void pcq_data_blocks(const pcq_data *d, pcq_iter *it)
 {
-    iter_init(it, d->buf, d->buf_len, DH_SIZE, d->total_size, M_BLOCKS);
-    it->bounded = IT_COUNTED | IT_EXACT;
-    it->left = d->num_counters;
-    it->count_at = DH_NUM;
-    it->count_what = "_PERF_DATA_HEADER.dwNumCounter";
-    it->size_at = 0;
-    it->size_what = "_PERF_DATA_HEADER.dwTotalSize";
+    iter_init(it, d->buf, d->buf_len, FR_BLOCKS, DATA_HEADER_SIZE, d->total_size);
+    counted(&it->f, d->num_counters, FL_EXACT, DATA_HEADER_dwNumCounter, DATA_HEADER_NAME ".dwNumCounter", 0,
+            DATA_HEADER_NAME ".dwTotalSize");
+    it->fast = d->flags & PCQ_DATA_CANONICAL_;
+}
+
+/* A block of a canonical buffer, read without checks: what parse_block and
+ * block_body fill. */
+static void fast_block(const uint8_t *b, size_t at, pcq_block *out)
+{
+    size_t body = at + COUNTER_HEADER_SIZE;
+    memset(out, 0, sizeof *out);
+    out->offset = at;
+    out->status = ld32(b + at + COUNTER_HEADER_dwStatus);
+    out->type = ld32(b + at + COUNTER_HEADER_dwType);
+    out->size = ld32(b + at + COUNTER_HEADER_dwSize);
+    out->reserved = 0;
+    out->body = out->body_end = body;
+    if (out->type == PCQ_PERF_ERROR_RETURN) return;
+    out->body_end = at + out->size;
+    if (out->type == PCQ_PERF_SINGLE_COUNTER) {
+        pcq_value_at_(b, body, &out->value);
+        return;
+    }
+    if (out->type != PCQ_PERF_MULTI_INSTANCES) {
+        out->multi_at = body;
+        out->multi_size = ld32(b + body + MULTI_COUNTERS_dwSize);
+        out->num_counters = ld32(b + body + MULTI_COUNTERS_dwCounters);
+        out->counter_ids.ptr = b + body + MULTI_COUNTERS_SIZE;
+        out->counter_ids.len = (size_t)out->num_counters * COUNTER_ID_SIZE;
+        out->body = body += out->multi_size;
+        if (out->type == PCQ_PERF_MULTI_COUNTERS) return;
+    }
+    out->instances_at = body;
+    out->instances_size = ld32(b + body + MULTI_INSTANCES_dwTotalSize);
+    out->num_instances = ld32(b + body + MULTI_INSTANCES_dwInstances);
+    out->body = body + MULTI_INSTANCES_SIZE;
+}
+
+/* The fixed structures after a block's header, into *b (what the walk
+ * yields as items of their own). */
+static int block_body(rd *r, pcq_block *b)
+{
+    frame body;
+    uint32_t size, count;
+    int rc;
+    memset(&body, 0, sizeof body);
+    body.pos = b->body;
+    body.end = b->offset + b->size;
+    body.size_at = b->offset + COUNTER_HEADER_dwSize;
+    body.size_what = COUNTER_HEADER_NAME ".dwSize";
+    b->body_end = body.end;
+    if (b->type == PCQ_PERF_SINGLE_COUNTER) return parse_value(r, &body, body.pos, &b->value);
+    if (b->type == PCQ_PERF_MULTI_COUNTERS || b->type == PCQ_PERF_COUNTERSET) {
+        if ((rc = parse_multi_counters(r, &body, body.pos, &size, &count)) != 0) return rc;
+        b->multi_at = body.pos;
+        b->multi_size = size;
+        b->num_counters = count;
+        b->counter_ids.ptr = r->b + body.pos + MULTI_COUNTERS_SIZE;
+        b->counter_ids.len = (size_t)count * COUNTER_ID_SIZE;
+        b->body = body.pos += size;
+    }
+    if (b->type == PCQ_PERF_MULTI_INSTANCES || b->type == PCQ_PERF_COUNTERSET) {
+        if ((rc = mi_room(r, &body, b->multi_at)) != 0) return rc;
+        if ((rc = parse_multi_instances(r, &body, body.pos,
+                                        b->type == PCQ_PERF_COUNTERSET ? b->num_counters : 1, &size,
+                                        &count)) != 0)
+            return rc;
+        b->instances_at = body.pos;
+        b->instances_size = size;
+        b->num_instances = count;
+        b->body = body.pos + MULTI_INSTANCES_SIZE;
+        b->body_end = body.pos + size;
+    }
+    return PCQ_OK;
+}
+
+int pcq_blocks_next(pcq_iter *it, pcq_block *out)
+{
+    rd r;
+    int rc;
+    if (it->fast) {
+        if (!it->f.left) return 0;
+        fast_block(it->buf, it->f.pos, out);
+        return item_done(&it->f, it->f.pos + out->size);
+    }
+    r = iter_rd(it);
+    rc = iter_more(it, &r);
+    if (rc <= 0) return rc;
+    if ((rc = parse_block(&r, &it->f, it->f.pos, out)) != 0 || (rc = block_body(&r, out)) != 0) return rc;
+    return item_done(&it->f, it->f.pos + out->size);
 }
 
 uint32_t pcq_block_counter_id(const pcq_block *b, uint32_t i)
 {
-    if (!b || (size_t)i >= b->counter_ids.len / 4) return 0;
-    return ld32(b->counter_ids.ptr + (size_t)i * 4);
+    if (!b || (size_t)i >= b->counter_ids.len / COUNTER_ID_SIZE) return 0;
+    return ld32(b->counter_ids.ptr + (size_t)i * COUNTER_ID_SIZE);
 }
 
 void pcq_block_values(const pcq_data *d, const pcq_block *b, pcq_iter *it)
 {
-    block_values(d->buf, d->buf_len, b, it);
+    int has = b->type == PCQ_PERF_MULTI_COUNTERS || b->type == PCQ_PERF_SINGLE_COUNTER;
+    size_t start = b->type == PCQ_PERF_SINGLE_COUNTER ? b->offset + COUNTER_HEADER_SIZE : b->body;
+    iter_init(it, d->buf, d->buf_len, FR_VALUES, has ? start : b->body_end, b->body_end);
+    counted(&it->f,
+            !has                                 ? 0
+            : b->type == PCQ_PERF_MULTI_COUNTERS ? b->num_counters
+                                                 : 1,
+            FL_EXACT, b->multi_at + MULTI_COUNTERS_dwCounters, MULTI_COUNTERS_NAME ".dwCounters",
+            b->offset + COUNTER_HEADER_dwSize, COUNTER_HEADER_NAME ".dwSize");
+    it->fast = d->flags & PCQ_DATA_CANONICAL_;
 }
 
 void pcq_block_instances(const pcq_data *d, const pcq_block *b, pcq_iter *it)
 {
-    block_instances(d->buf, d->buf_len, b, it);
-    if (b->type != PCQ_PERF_MULTI_INSTANCES && b->type != PCQ_PERF_COUNTERSET) {
-        it->left = 0;
-        it->pos = it->end;
+    int has = b->type == PCQ_PERF_MULTI_INSTANCES || b->type == PCQ_PERF_COUNTERSET;
+    iter_init(it, d->buf, d->buf_len, FR_DATA_INSTANCES, has ? b->body : b->body_end, b->body_end);
+    counted(&it->f, has ? b->num_instances : 0, FL_EXACT, b->instances_at + MULTI_INSTANCES_dwInstances,
+            MULTI_INSTANCES_NAME ".dwInstances", b->instances_at, MULTI_INSTANCES_NAME ".dwTotalSize");
+    it->f.btype = (uint8_t)b->type;
+    it->f.nvalues = b->type == PCQ_PERF_COUNTERSET ? b->num_counters : 1;
+    it->f.ids_at = b->type == PCQ_PERF_COUNTERSET ? b->multi_at + MULTI_COUNTERS_SIZE : 0;
+    it->fast = d->flags & PCQ_DATA_CANONICAL_;
+}
+
+/* An instance and its values, stepped over to find where the next one
+ * starts; the last value is kept (a type 4 instance has one). */
+int pcq_instances_of_block_next(pcq_iter *it, pcq_data_instance *out)
+{
+    rd r;
+    frame v;
+    uint32_t j;
+    int rc;
+    if (it->fast) return it->f.left ? pcq_instances_of_block_next_fast_(it, out) : 0;
+    r = iter_rd(it);
+    if ((rc = iter_more(it, &r)) <= 0) return rc;
+    if ((rc = parse_data_instance(&r, &it->f, it->f.pos, out)) != 0) return rc;
+    memset(&v, 0, sizeof v);
+    v.pos = out->values;
+    v.end = it->f.end;
+    counted(&v, out->num_values, FL_CONT,
+            it->f.btype == PCQ_PERF_COUNTERSET ? it->f.ids_at - 4 : it->f.size_at,
+            it->f.btype == PCQ_PERF_COUNTERSET ? MULTI_COUNTERS_NAME ".dwCounters"
+                                               : MULTI_INSTANCES_NAME ".dwTotalSize",
+            it->f.size_at, it->f.size_what);
+    for (j = 0; j < out->num_values; j++) { /* frame_more is 1 or an error: j < the count */
+        if ((rc = frame_more(&r, &v)) < 0 || (rc = parse_value(&r, &v, v.pos, &out->value)) != 0) return rc;
+        item_done(&v, v.pos + out->value.size);
     }
+    out->values_end = v.pos;
+    return item_done(&it->f, v.pos);
 }
 
 void pcq_instance_values(const pcq_data *d, const pcq_data_instance *inst, pcq_iter *it)
 {
-    iter_init(it, d->buf, d->buf_len, inst->values, inst->values_end, M_VALUES);
-    it->bounded = IT_COUNTED;
-    it->left = inst->num_values;
-    it->count_at = inst->offset;
-    it->count_what = "_PERF_INSTANCE_HEADER";
-}
-
-static void read_data_header(const uint8_t *b, size_t len, pcq_data *d)
-{
-    const uint8_t *st = b + DH_SYSTIME;
-    d->total_size = ld32(b);
-    d->num_counters = ld32(b + DH_NUM);
-    d->perf_time_stamp = ld64(b + DH_TIME);
-    d->perf_time_100nsec = ld64(b + DH_T100);
-    d->perf_freq = ld64(b + DH_FREQ);
-    d->system_time.year = ld16(st);
-    d->system_time.month = ld16(st + 2);
-    d->system_time.day_of_week = ld16(st + 4);
-    d->system_time.day = ld16(st + 6);
-    d->system_time.hour = ld16(st + 8);
-    d->system_time.minute = ld16(st + 10);
-    d->system_time.second = ld16(st + 12);
-    d->system_time.milliseconds = ld16(st + 14);
-    d->buf = b;
-    d->buf_len = len;
-}
-
-int pcq_decode_data(const void *buf, size_t len, const pcq_opts *opts, pcq_data *out,
-                    pcq_error *err)
-{
-    const uint8_t *b = (const uint8_t *)buf;
-    pcq_data d;
-    pcq_iter it;
-    pcq_block blk;
-    int rc;
-
-    if (!b && len) return fail(err, PCQ_ERR_INVALID_ARG, 0, "buf");
-    if (len < DH_SIZE) return fail(err, PCQ_ERR_TRUNCATED, 0, "_PERF_DATA_HEADER");
-    read_data_header(b, len, &d);
-    if (d.total_size < DH_SIZE)
-        return fail(err, PCQ_ERR_SIZE_TOO_SMALL, 0, "_PERF_DATA_HEADER.dwTotalSize");
-    if (d.total_size > len)
-        return fail(err, PCQ_ERR_TRUNCATED, 0, "_PERF_DATA_HEADER.dwTotalSize");
-    if (d.num_counters > PCQ_MAX_COUNTERS)
-        return fail(err, PCQ_ERR_LIMIT, DH_NUM, "_PERF_DATA_HEADER.dwNumCounter");
-
-    pcq_data_blocks(&d, &it);
-    it.opts = opts;
-    it.bounded |= IT_VALIDATE;
-    while ((rc = pcq_blocks_next(&it, &blk)) == 1) {}
-    if (rc < 0) return err ? (*err = it.err, rc) : rc;
-    if (len > d.total_size) {
-        rc = diag(opts, err, PCQ_DIAG_TRAILING_BYTES, d.total_size, "after dwTotalSize");
-        if (rc) return rc;
+    if (d->flags & PCQ_DATA_CANONICAL_) {
+        pcq_instance_values_fast_(d, inst, it);
+        return;
     }
-    if (out) *out = d;
+    iter_init(it, d->buf, d->buf_len, FR_VALUES, inst->values, inst->values_end);
+    counted(&it->f, inst->num_values, FL_CONT, inst->offset, INSTANCE_HEADER_NAME, inst->offset,
+            INSTANCE_HEADER_NAME);
+}
+
+int pcq_values_next(pcq_iter *it, pcq_value *out)
+{
+    rd r;
+    int rc;
+    if (it->fast) return it->f.left ? pcq_values_next_fast_(it, out) : 0;
+    r = iter_rd(it);
+    if ((rc = iter_more(it, &r)) <= 0) return rc;
+    if ((rc = parse_value(&r, &it->f, it->f.pos, out)) != 0) return rc;
+    return item_done(&it->f, it->f.pos + out->size);
+}
+
+size_t pcq_values_read(pcq_iter *it, pcq_vref *out, size_t cap)
+{
+    pcq_value v;
+    size_t n = 0;
+    if (!it || !out) return 0;
+    while (n < cap && pcq_values_next(it, &v) == 1) {
+        out[n].u64 = v.u64;
+        out[n].offset = (uint32_t)v.offset;
+        out[n].data_size = v.data_size;
+        n++;
+    }
+    return n;
+}
+
+/* Canonical values from `at`: 16 bytes each, the value 4 or 8 bytes. */
+static void fast_u64(const uint8_t *b, size_t at, uint64_t *out, size_t n)
+{
+    size_t i;
+    for (i = 0; i < n; i++, at += 16) {
+        uint64_t v = ld64(b + at + COUNTER_DATA_SIZE);
+        out[i] = ld32(b + at) == 4 ? (uint32_t)v : v;
+    }
+}
+
+size_t pcq_values_read_u64(pcq_iter *it, uint64_t *out, size_t cap)
+{
+    pcq_value v;
+    size_t n = 0;
+    if (!it || !out) return 0;
+    if (it->fast) {
+        n = cap < it->f.left ? cap : it->f.left;
+        fast_u64(it->buf, it->f.pos, out, n);
+        it->f.pos += 16 * n;
+        it->f.left -= (uint32_t)n;
+        it->f.index += (uint32_t)n;
+        return n;
+    }
+    while (n < cap && pcq_values_next(it, &v) == 1) out[n++] = v.u64;
+    return n;
+}
+
+int pcq_block_columns_u64(const pcq_data *d, const pcq_block *b, uint64_t *out, size_t cap, size_t *count)
+{
+    pcq_iter it, vals;
+    pcq_data_instance in;
+    pcq_value v;
+    size_t ninst, nc, i = 0, j;
+    int rc;
+    if (count) *count = 0;
+    if (!d || !b || !count || (!out && cap) ||
+        (b->type != PCQ_PERF_MULTI_COUNTERS && b->type != PCQ_PERF_MULTI_INSTANCES &&
+         b->type != PCQ_PERF_COUNTERSET))
+        return PCQ_ERR_INVALID_ARG;
+    ninst = b->type == PCQ_PERF_MULTI_COUNTERS ? 1 : b->num_instances;
+    nc = b->type == PCQ_PERF_MULTI_INSTANCES ? 1 : b->num_counters;
+    if (nc && ninst > SIZE_MAX / nc) return PCQ_ERR_OVERFLOW; /* LCOV_EXCL_LINE: only with a 32-bit size_t */
+    if (cap < ninst * nc) {
+        *count = ninst * nc;
+        return PCQ_ERR_BUFFER_TOO_SMALL;
+    }
+    if (b->type == PCQ_PERF_MULTI_COUNTERS) {
+        pcq_block_values(d, b, &vals);
+        if (pcq_values_read_u64(&vals, out, nc) < nc) return vals.err.code; /* bytes not validated */
+        *count = nc;
+        return PCQ_OK;
+    }
+    pcq_block_instances(d, b, &it);
+    while ((rc = pcq_instances_of_block_next(&it, &in)) == 1) {
+        if (it.fast) { /* canonical: 16 bytes a value */
+            const uint8_t *p = d->buf + in.values;
+            for (j = 0; j < nc; j++, p += 16) {
+                uint64_t x = ld64(p + COUNTER_DATA_SIZE);
+                out[j * ninst + i] = ld32(p) == 4 ? (uint32_t)x : x;
+            }
+        } else {
+            pcq_instance_values(d, &in, &vals);
+            for (j = 0; j < nc && pcq_values_next(&vals, &v) == 1; j++) out[j * ninst + i] = v.u64;
+        }
+        i++;
+    }
+    if (rc < 0) return rc;
+    *count = ninst * nc;
     return PCQ_OK;
 }
 
-/* ------------------------------------------------------------------------ */
-/* One entry point for every kind.                                          */
-/* ------------------------------------------------------------------------ */
-int pcq_validate(pcq_kind kind, const void *buf, size_t len, const pcq_opts *opts,
-                 pcq_error *err)
+int pcq_block_column_u64(const pcq_data *d, const pcq_block *b, uint32_t j, uint64_t *out, size_t cap,
+                         size_t *count)
 {
-    size_t n;
-    fail(err, PCQ_OK, 0, NULL);
-    switch (kind) {
-    case PCQ_KIND_COUNTERSET_INFO: return pcq_decode_counterset_info(buf, len, opts, NULL, err);
-    case PCQ_KIND_COUNTER_INFO: return pcq_decode_counter_info(buf, len, opts, NULL, err);
-    case PCQ_KIND_STRINGS: return pcq_decode_strings(buf, len, opts, NULL, err);
-    case PCQ_KIND_STRING: return pcq_decode_string(buf, len, opts, NULL, err);
-    case PCQ_KIND_GUID: return pcq_decode_guid(buf, len, opts, NULL, err);
-    case PCQ_KIND_GUIDS: return pcq_decode_guids(buf, len, opts, NULL, err);
-    case PCQ_KIND_INSTANCES: return pcq_decode_instances(buf, len, opts, &n, err);
-    case PCQ_KIND_IDENTIFIERS: return pcq_decode_identifiers(buf, len, opts, &n, err);
-    case PCQ_KIND_DATA: return pcq_decode_data(buf, len, opts, NULL, err);
-    default: return fail(err, PCQ_ERR_INVALID_ARG, 0, "kind");
+    pcq_iter insts, vals;
+    pcq_data_instance in;
+    pcq_value v;
+    size_t n = 0;
+    uint32_t k;
+    int rc;
+    if (count) *count = 0;
+    if (!d || !b || !count || (!out && cap) ||
+        (b->type != PCQ_PERF_MULTI_INSTANCES && b->type != PCQ_PERF_COUNTERSET) ||
+        j >= (b->type == PCQ_PERF_COUNTERSET ? b->num_counters : 1u))
+        return PCQ_ERR_INVALID_ARG;
+    if (cap < b->num_instances) {
+        *count = b->num_instances;
+        return PCQ_ERR_BUFFER_TOO_SMALL;
     }
+    pcq_block_instances(d, b, &insts);
+    while ((rc = pcq_instances_of_block_next(&insts, &in)) == 1) {
+        if (insts.fast) {
+            fast_u64(d->buf, in.values + 16 * (size_t)j, &out[n++], 1);
+            continue;
+        }
+        pcq_instance_values(d, &in, &vals);
+        for (k = 0; k <= j; k++) pcq_values_next(&vals, &v); /* the instance's step checked them */
+        out[n++] = v.u64;
+    }
+    *count = n;
+    return rc;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -1569,8 +3206,7 @@ static size_t utf8_encode(uint32_t cp, uint8_t out[4])
     return 4;
 }
 
-size_t pcq_utf16_to_utf8(const uint8_t *src, size_t nbytes, char *dst, size_t cap,
-                         size_t *replaced)
+size_t pcq_utf16_to_utf8(const uint8_t *src, size_t nbytes, char *dst, size_t cap, size_t *replaced)
 {
     size_t pos = 0, need = 0, written = 0, bad = 0, k, n;
     int full = 0;
@@ -1670,54 +3306,40 @@ int pcq_guid_from_text(const char *text, size_t len, pcq_guid *out)
 /* ======================================================================== */
 #ifndef PCQ_NO_ENCODER
 
-/* Fixed structure sizes: [MS-PCQ] appendix "computed structure sizes". */
-#define WR_GUID_SIZE         16u
-#define WR_COUNTERSET_REG    32u   /* _PERF_COUNTERSET_REG_INFO, §2.2.4.1 */
-#define WR_COUNTER_REG       48u   /* _PERF_COUNTER_REG_INFO, §2.2.4.2 */
-#define WR_STRING_HDR         8u   /* _STRING_BUFFER_HEADER, §2.2.4.3 */
-#define WR_STRING_ENTRY       8u   /* _STRING_COUNTER_HEADER, §2.2.4.4 */
-#define WR_INSTANCE_HDR       8u   /* _PERF_INSTANCE_HEADER, §2.2.4.5 */
-#define WR_IDENTIFIER        40u   /* _PERF_COUNTER_IDENTIFIER, §2.2.4.6 */
-#define WR_COUNTER_HDR       16u   /* _PERF_COUNTER_HEADER, §2.2.4.8 */
-#define WR_COUNTER_DATA       8u   /* _PERF_COUNTER_DATA, §2.2.4.9 */
-#define WR_MULTI              8u   /* _PERF_MULTI_INSTANCES / _COUNTERS, §2.2.4.10-11 */
-#define WR_MIN_VALUE_AREA    16u   /* NOTES §2: _PERF_COUNTER_DATA.dwSize >= 8 + 8 */
-#define WR_NUL                2u   /* a UTF-16 NUL */
-#define WR_ABSENT    PCQ_STRING_ABSENT
+/* Structure sizes and offsets: the layout's (section 2); one more rule of
+ * the canonical form: */
+#define WR_MIN_VALUE_AREA 16u /* NOTES §2: _PERF_COUNTER_DATA.dwSize >= 8 + 8 */
 
 /* w->state: what is open. Top-level structures only go in WR_TOP. */
-#define WR_TOP   0   /* nothing open */
-#define WR_DATA  1   /* a _PERF_DATA_HEADER is open, between blocks */
-#define WR_BLOCK 2   /* a _PERF_COUNTER_HEADER block is open */
+#define WR_TOP   0 /* nothing open */
+#define WR_DATA  1 /* a _PERF_DATA_HEADER is open, between blocks */
+#define WR_BLOCK 2 /* a _PERF_COUNTER_HEADER block is open */
 
 /* ---- status and checked arithmetic ------------------------------------ */
 
-/* Records the first error only (errors are sticky) and returns it. */
+/* The writer's one way to fail: the first error of the sequence is kept
+ * (sticky) and returned. A status of the calls, not of input bytes, so it
+ * has no offset; pcq_reencode hands it on through pcq_error_set. */
 static int wr_fail(pcq_writer *w, int code)
 {
-    if (w->err == PCQ_OK)
-        w->err = code;
+    if (w->err == PCQ_OK) w->err = code;
     return w->err;
 }
 
 /* The entry check of every call: a writer, no earlier error, right state. */
-static int wr_enter(pcq_writer *w, int state)
+static PCQ_INLINE int wr_enter(pcq_writer *w, int state)
 {
-    if (w == NULL)
-        return PCQ_ERR_INVALID_ARG;
-    if (w->err != PCQ_OK)
-        return w->err;
-    if (w->state != state)
-        return wr_fail(w, PCQ_ERR_STATE);
+    if (w == NULL) return PCQ_ERR_INVALID_ARG;
+    if (w->err != PCQ_OK) return w->err;
+    if (w->state != state) return wr_fail(w, PCQ_ERR_STATE);
     return PCQ_OK;
 }
 
-static int wr_add(size_t a, size_t b, size_t *sum)
+static PCQ_INLINE int wr_add(size_t a, size_t b, size_t *sum)
 {
     /* With a 64-bit size_t no sum of caller sizes gets here; with a 32-bit
      * one a sizing pass that reuses a large name can. */
-    if (a > SIZE_MAX - b)
-        return 0; /* LCOV_EXCL_LINE: reachable only where size_t is 32 bits */
+    if (a > SIZE_MAX - b) return 0; /* LCOV_EXCL_LINE: reachable only where size_t is 32 bits */
     *sum = a + b;
     return 1;
 }
@@ -1725,24 +3347,22 @@ static int wr_add(size_t a, size_t b, size_t *sum)
 static int wr_mul(size_t a, size_t b, size_t *product)
 {
     /* Counts are capped by PCQ_MAX_* before they are multiplied. */
-    if (b != 0 && a > SIZE_MAX / b)
-        return 0; /* LCOV_EXCL_LINE: reachable only where size_t is 32 bits */
+    if (b != 0 && a > SIZE_MAX / b) return 0; /* LCOV_EXCL_LINE: reachable only where size_t is 32 bits */
     *product = a * b;
     return 1;
 }
 
 /* Rounds up to the next multiple of 8 (§2.2.4: structures begin on 8-byte
  * boundaries, so every padded size is a multiple of 8). */
-static int wr_round8(size_t a, size_t *out)
+static PCQ_INLINE int wr_round8(size_t a, size_t *out)
 {
-    if (a > SIZE_MAX - 7)
-        return 0; /* LCOV_EXCL_LINE: reachable only where size_t is 32 bits */
+    if (a > SIZE_MAX - 7) return 0; /* LCOV_EXCL_LINE: reachable only where size_t is 32 bits */
     *out = (a + 7) & ~(size_t)7;
     return 1;
 }
 
 /* Whether v fits a 32-bit wire field; always, where size_t is 32 bits. */
-static int wr_fits32(size_t v)
+static PCQ_INLINE int wr_fits32(size_t v)
 {
 #if SIZE_MAX > 0xFFFFFFFFu
     return v <= 0xFFFFFFFFu;
@@ -1757,24 +3377,37 @@ static int wr_fits32(size_t v)
 /* Stores one byte at offset at, unless that lies outside [dst, dst + cap). */
 static void wr_store(pcq_writer *w, size_t at, uint8_t b)
 {
-    if (w->dst != NULL && at < w->cap)
-        w->dst[at] = b;
+    if (w->dst != NULL && at < w->cap) w->dst[at] = b;
 }
 
 /* Little-endian 32-bit store at an offset already reserved; used both for
  * appending and for back-patching (a patch past cap is thus skipped). */
-static void wr_le32(uint8_t *p, uint32_t v)
+static PCQ_INLINE void wr_le32(uint8_t *p, uint32_t v)
 {
+#if defined(__BYTE_ORDER__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    memcpy(p, &v, 4); /* one store where the host order is the wire's */
+#else
     p[0] = (uint8_t)v;
     p[1] = (uint8_t)(v >> 8);
     p[2] = (uint8_t)(v >> 16);
     p[3] = (uint8_t)(v >> 24);
+#endif
+}
+
+static PCQ_INLINE void wr_le64(uint8_t *p, uint64_t v)
+{
+#if defined(__BYTE_ORDER__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    memcpy(p, &v, 8);
+#else
+    wr_le32(p, (uint32_t)v);
+    wr_le32(p + 4, (uint32_t)(v >> 32));
+#endif
 }
 
 static void wr_store32(pcq_writer *w, size_t at, uint32_t v)
 {
     if (w->dst != NULL && at < w->cap && w->cap - at >= 4) {
-        wr_le32(w->dst + at, v);     /* the common case: all four bytes fit */
+        wr_le32(w->dst + at, v); /* the common case: all four bytes fit */
         return;
     }
     wr_store(w, at, (uint8_t)v);
@@ -1789,7 +3422,7 @@ static int wr_reserve(pcq_writer *w, size_t n, size_t *at)
 {
     size_t end;
 
-    if (PCQ_NEVER(w->err != PCQ_OK))   /* every caller has checked */
+    if (PCQ_NEVER(w->err != PCQ_OK)) /* every caller has checked */
         return 0;
     if (!wr_add(w->len, n, &end)) {
         /* LCOV_EXCL_START: reachable only where size_t is 32 bits */
@@ -1807,15 +3440,11 @@ static void wr_bytes(pcq_writer *w, const uint8_t *p, size_t n)
 {
     size_t at, room;
 
-    if (PCQ_NEVER(!wr_reserve(w, n, &at)))
-        return;
-    if (w->dst == NULL || at >= w->cap)
-        return;
+    if (PCQ_NEVER(!wr_reserve(w, n, &at))) return;
+    if (w->dst == NULL || at >= w->cap) return;
     room = w->cap - at;
-    if (room > n)
-        room = n;
-    if (room == 0)
-        return;
+    if (room > n) room = n;
+    if (room == 0) return;
     if (p != NULL)
         memcpy(w->dst + at, p, room);
     else
@@ -1826,8 +3455,7 @@ static void wr_u16(pcq_writer *w, uint16_t v)
 {
     size_t at;
 
-    if (PCQ_NEVER(!wr_reserve(w, 2, &at)))
-        return;
+    if (PCQ_NEVER(!wr_reserve(w, 2, &at))) return;
     wr_store(w, at, (uint8_t)v);
     wr_store(w, at + 1, (uint8_t)(v >> 8));
 }
@@ -1836,8 +3464,7 @@ static void wr_u32(pcq_writer *w, uint32_t v)
 {
     size_t at;
 
-    if (PCQ_ALWAYS(wr_reserve(w, 4, &at)))
-        wr_store32(w, at, v);
+    if (PCQ_ALWAYS(wr_reserve(w, 4, &at))) wr_store32(w, at, v);
 }
 
 static void wr_u64(pcq_writer *w, uint64_t v)
@@ -1860,33 +3487,31 @@ static void wr_guid(pcq_writer *w, const pcq_guid *g)
 /* A UTF-16LE text handed in without its NUL must be whole code units and
  * hold no U+0000: a reader stops at the first one (docs/validation.md,
  * PCQ_ERR_NO_NUL), so the text would not come back as written. */
-static int wr_check_text(const uint8_t *p, size_t n)
+static PCQ_INLINE int wr_check_text(const uint8_t *p, size_t n)
 {
     size_t i;
+    uint64_t nul = 0;
 
-    if ((p == NULL && n != 0) || n % 2 != 0)
-        return PCQ_ERR_INVALID_ARG;
-    for (i = 0; i < n; i += 2)
-        if (p[i] == 0 && p[i + 1] == 0)
-            return PCQ_ERR_INVALID_ARG;
-    return PCQ_OK;
+    if ((p == NULL && n != 0) || n % 2 != 0) return PCQ_ERR_INVALID_ARG;
+    if (n < 8) return n && find_nul16(p, 0, n) != n ? PCQ_ERR_INVALID_ARG : PCQ_OK;
+    for (i = 0; n - i > 8; i += 8) nul |= has_nul16(ld64(p + i));
+    nul |= has_nul16(ld64(p + n - 8)); /* the last 8 bytes, overlapping: n is even, units line up */
+    return nul ? PCQ_ERR_INVALID_ARG : PCQ_OK;
 }
 
 /* Size of a header of `header` bytes, a name, its NUL and zero padding to 8:
  * _PERF_INSTANCE_HEADER.Size (§3.1.4.1.3) and _PERF_COUNTER_IDENTIFIER.Size
  * (§3.1.4.1.5) MUST be 8-byte multiples that cover the name. */
-static int wr_named_size(pcq_writer *w, size_t header, const uint8_t *name, size_t n,
-                         uint32_t *size)
+static PCQ_INLINE int wr_named_size(pcq_writer *w, size_t header, const uint8_t *name, size_t n,
+                                    uint32_t *size)
 {
     size_t s;
     int rc;
 
-    if (!wr_add(header, n, &s) || !wr_add(s, WR_NUL, &s) || !wr_round8(s, &s) ||
-        !wr_fits32(s))
+    if (!wr_add(header, n, &s) || !wr_add(s, NUL16_SIZE, &s) || !wr_round8(s, &s) || !wr_fits32(s))
         return wr_fail(w, PCQ_ERR_OVERFLOW);
     rc = wr_check_text(name, n);
-    if (rc != PCQ_OK)
-        return wr_fail(w, rc);
+    if (rc != PCQ_OK) return wr_fail(w, rc);
     *size = (uint32_t)s;
     return PCQ_OK;
 }
@@ -1904,29 +3529,23 @@ static void wr_name(pcq_writer *w, const uint8_t *name, size_t n, size_t room)
 
 void pcq_writer_init(pcq_writer *w, void *dst, size_t cap)
 {
-    if (w == NULL)
-        return;
+    if (w == NULL) return;
     memset(w, 0, sizeof *w);
     w->dst = (uint8_t *)dst;
-    w->cap = dst != NULL ? cap : 0;   /* no buffer: a sizing pass */
+    w->cap = dst != NULL ? cap : 0; /* no buffer: a sizing pass */
     w->err = PCQ_OK;
     w->state = WR_TOP;
 }
 
 int pcq_writer_finish(pcq_writer *w, size_t *len)
 {
-    if (len != NULL)
-        *len = 0;
-    if (w == NULL)
-        return PCQ_ERR_INVALID_ARG;
-    if (w->err != PCQ_OK)
-        return w->err;
-    if (w->state != WR_TOP)            /* a data buffer or block still open */
+    if (len != NULL) *len = 0;
+    if (w == NULL) return PCQ_ERR_INVALID_ARG;
+    if (w->err != PCQ_OK) return w->err;
+    if (w->state != WR_TOP) /* a data buffer or block still open */
         return PCQ_ERR_STATE;
-    if (len != NULL)
-        *len = w->len;
-    if (w->dst != NULL && w->len > w->cap)
-        return PCQ_ERR_BUFFER_TOO_SMALL;
+    if (len != NULL) *len = w->len;
+    if (w->dst != NULL && w->len > w->cap) return PCQ_ERR_BUFFER_TOO_SMALL;
     return PCQ_OK;
 }
 
@@ -1937,10 +3556,8 @@ int pcq_put_counterset_reg(pcq_writer *w, const pcq_counterset_reg *set)
 {
     int rc = wr_enter(w, WR_TOP);
 
-    if (rc != PCQ_OK)
-        return rc;
-    if (set == NULL)
-        return wr_fail(w, PCQ_ERR_INVALID_ARG);
+    if (rc != PCQ_OK) return rc;
+    if (set == NULL) return wr_fail(w, PCQ_ERR_INVALID_ARG);
     wr_guid(w, &set->guid);
     wr_u32(w, set->counterset_type);
     wr_u32(w, set->detail_level);
@@ -1954,15 +3571,13 @@ int pcq_put_counter_reg(pcq_writer *w, const pcq_counter_reg *c)
 {
     int rc = wr_enter(w, WR_TOP);
 
-    if (rc != PCQ_OK)
-        return rc;
-    if (c == NULL)
-        return wr_fail(w, PCQ_ERR_INVALID_ARG);
+    if (rc != PCQ_OK) return rc;
+    if (c == NULL) return wr_fail(w, PCQ_ERR_INVALID_ARG);
     wr_u32(w, c->counter_id);
     wr_u32(w, c->type);
     wr_u64(w, c->attrib);
     wr_u32(w, c->detail_level);
-    wr_u32(w, (uint32_t)c->default_scale);   /* two's complement, -10..10 */
+    wr_u32(w, (uint32_t)c->default_scale); /* two's complement, -10..10 */
     wr_u32(w, c->base_counter_id);
     wr_u32(w, c->perf_time_id);
     wr_u32(w, c->perf_freq_id);
@@ -1977,13 +3592,11 @@ int pcq_put_string(pcq_writer *w, const uint8_t *utf16, size_t nbytes)
 {
     int rc = wr_enter(w, WR_TOP);
 
-    if (rc != PCQ_OK)
-        return rc;
+    if (rc != PCQ_OK) return rc;
     rc = wr_check_text(utf16, nbytes);
-    if (rc != PCQ_OK)
-        return wr_fail(w, rc);
+    if (rc != PCQ_OK) return wr_fail(w, rc);
     wr_bytes(w, utf16, nbytes);
-    wr_bytes(w, NULL, WR_NUL);
+    wr_bytes(w, NULL, NUL16_SIZE);
     return w->err;
 }
 
@@ -1991,28 +3604,23 @@ int pcq_put_guid(pcq_writer *w, const pcq_guid *g)
 {
     int rc = wr_enter(w, WR_TOP);
 
-    if (rc != PCQ_OK)
-        return rc;
-    if (g == NULL)
-        return wr_fail(w, PCQ_ERR_INVALID_ARG);
+    if (rc != PCQ_OK) return rc;
+    if (g == NULL) return wr_fail(w, PCQ_ERR_INVALID_ARG);
     wr_guid(w, g);
     return w->err;
 }
 
 /* One element of the opnum-2 instance array (§3.1.4.1.3, Figure 3). */
-int pcq_put_instance(pcq_writer *w, uint32_t instance_id, const uint8_t *name16,
-                             size_t nbytes)
+int pcq_put_instance(pcq_writer *w, uint32_t instance_id, const uint8_t *name16, size_t nbytes)
 {
-    uint32_t size;
+    uint32_t size = 0; /* set by wr_named_size (gcc -m32 -O1 cannot tell) */
     int rc = wr_enter(w, WR_TOP);
 
-    if (rc != PCQ_OK)
-        return rc;
-    if (wr_named_size(w, WR_INSTANCE_HDR, name16, nbytes, &size) != PCQ_OK)
-        return w->err;
+    if (rc != PCQ_OK) return rc;
+    if (wr_named_size(w, INSTANCE_HEADER_SIZE, name16, nbytes, &size) != PCQ_OK) return w->err;
     wr_u32(w, size);
     wr_u32(w, instance_id);
-    wr_name(w, name16, nbytes, size - WR_INSTANCE_HDR);
+    wr_name(w, name16, nbytes, size - INSTANCE_HEADER_SIZE);
     return w->err;
 }
 
@@ -2021,15 +3629,12 @@ int pcq_put_instance(pcq_writer *w, uint32_t instance_id, const uint8_t *name16,
  * written as given (opnum 7 echoes them back). */
 int pcq_put_identifier(pcq_writer *w, const pcq_identifier *id)
 {
-    uint32_t size;
+    uint32_t size = 0; /* set by wr_named_size (gcc -m32 -O1 cannot tell) */
     int rc = wr_enter(w, WR_TOP);
 
-    if (rc != PCQ_OK)
-        return rc;
-    if (id == NULL)
-        return wr_fail(w, PCQ_ERR_INVALID_ARG);
-    if (wr_named_size(w, WR_IDENTIFIER, id->name.ptr, id->name.len, &size) != PCQ_OK)
-        return w->err;
+    if (rc != PCQ_OK) return rc;
+    if (id == NULL) return wr_fail(w, PCQ_ERR_INVALID_ARG);
+    if (wr_named_size(w, COUNTER_IDENTIFIER_SIZE, id->name.ptr, id->name.len, &size) != PCQ_OK) return w->err;
     wr_guid(w, &id->guid);
     wr_u32(w, id->status);
     wr_u32(w, size);
@@ -2037,7 +3642,7 @@ int pcq_put_identifier(pcq_writer *w, const pcq_identifier *id)
     wr_u32(w, id->instance_id);
     wr_u32(w, id->index);
     wr_u32(w, id->reserved);
-    wr_name(w, id->name.ptr, id->name.len, size - WR_IDENTIFIER);
+    wr_name(w, id->name.ptr, id->name.len, size - COUNTER_IDENTIFIER_SIZE);
     return w->err;
 }
 
@@ -2054,8 +3659,7 @@ static int wr_entry_from_array(const void *ctx, uint32_t i, pcq_string_entry *ou
 }
 
 /* Bytes taken by the present strings, each with its NUL; checks each text. */
-static int wr_strings_text_size(pcq_writer *w, wr_entry_fn get, const void *ctx, uint32_t n,
-                                size_t *sum)
+static int wr_strings_text_size(pcq_writer *w, wr_entry_fn get, const void *ctx, uint32_t n, size_t *sum)
 {
     pcq_string_entry e;
     uint32_t i;
@@ -2063,17 +3667,14 @@ static int wr_strings_text_size(pcq_writer *w, wr_entry_fn get, const void *ctx,
 
     *sum = 0;
     for (i = 0; i < n; i++) {
-        rc = get(ctx, i, &e);   /* an array, or a validated string block */
-        if (PCQ_NEVER(rc != PCQ_OK))
-            return wr_fail(w, rc);
-        if (!e.present)
-            continue;
+        rc = get(ctx, i, &e); /* an array, or a validated string block */
+        if (PCQ_NEVER(rc != PCQ_OK)) return wr_fail(w, rc);
+        if (!e.present) continue;
         /* Sizes first: a text too long for dwSize is refused unread. */
-        if (!wr_add(*sum, e.text.len, sum) || !wr_add(*sum, WR_NUL, sum) || !wr_fits32(*sum))
+        if (!wr_add(*sum, e.text.len, sum) || !wr_add(*sum, NUL16_SIZE, sum) || !wr_fits32(*sum))
             return wr_fail(w, PCQ_ERR_OVERFLOW);
         rc = wr_check_text(e.text.ptr, e.text.len);
-        if (rc != PCQ_OK)
-            return wr_fail(w, rc);
+        if (rc != PCQ_OK) return wr_fail(w, rc);
     }
     return PCQ_OK;
 }
@@ -2081,20 +3682,17 @@ static int wr_strings_text_size(pcq_writer *w, wr_entry_fn get, const void *ctx,
 /* The _STRING_COUNTER_HEADER array. Strings are packed in entry order, so
  * each dwOffset is the running text size plus the convention's base: the
  * block start (Win32, perflib.h) or the end of this array (§2.2.4.4). */
-static void wr_strings_entries(pcq_writer *w, wr_entry_fn get, const void *ctx, uint32_t n,
-                               size_t base)
+static void wr_strings_entries(pcq_writer *w, wr_entry_fn get, const void *ctx, uint32_t n, size_t base)
 {
     pcq_string_entry e;
     size_t at = base;
     uint32_t i;
 
     for (i = 0; i < n && w->err == PCQ_OK; i++) {
-        if (PCQ_NEVER(get(ctx, i, &e) != PCQ_OK))
-            return;   /* the sizing pass saw every entry */
+        if (PCQ_NEVER(get(ctx, i, &e) != PCQ_OK)) return; /* the sizing pass saw every entry */
         wr_u32(w, e.counter_id);
-        wr_u32(w, e.present ? (uint32_t)at : WR_ABSENT);
-        if (e.present)
-            at += e.text.len + WR_NUL;   /* bounded by the checked total */
+        wr_u32(w, e.present ? (uint32_t)at : PCQ_STRING_ABSENT);
+        if (e.present) at += e.text.len + NUL16_SIZE; /* bounded by the checked total */
     }
 }
 
@@ -2104,10 +3702,9 @@ static void wr_strings_texts(pcq_writer *w, wr_entry_fn get, const void *ctx, ui
     uint32_t i;
 
     for (i = 0; i < n && w->err == PCQ_OK; i++) {
-        if (get(ctx, i, &e) != PCQ_OK || !e.present)
-            continue;
+        if (get(ctx, i, &e) != PCQ_OK || !e.present) continue;
         wr_bytes(w, e.text.ptr, e.text.len);
-        wr_bytes(w, NULL, WR_NUL);
+        wr_bytes(w, NULL, NUL16_SIZE);
     }
 }
 
@@ -2117,20 +3714,16 @@ static int wr_strings(pcq_writer *w, wr_entry_fn get, const void *ctx, uint32_t 
     size_t head, text, total;
     int rc = wr_enter(w, WR_TOP);
 
-    if (rc != PCQ_OK)
-        return rc;
-    if (convention != PCQ_STROFF_NONE && convention != PCQ_STROFF_SPEC &&
-        convention != PCQ_STROFF_WIN32)
+    if (rc != PCQ_OK) return rc;
+    if (convention != PCQ_STROFF_NONE && convention != PCQ_STROFF_SPEC && convention != PCQ_STROFF_WIN32)
         return wr_fail(w, PCQ_ERR_INVALID_ARG);
-    if (n > PCQ_MAX_COUNTERS)
-        return wr_fail(w, PCQ_ERR_LIMIT);
-    if (!wr_mul(n, WR_STRING_ENTRY, &head) || !wr_add(head, WR_STRING_HDR, &head))
+    if (n > PCQ_MAX_COUNTERS) return wr_fail(w, PCQ_ERR_LIMIT);
+    if (!wr_mul(n, STRING_COUNTER_HEADER_SIZE, &head) || !wr_add(head, STRING_BUFFER_HEADER_SIZE, &head))
         return wr_fail(w, PCQ_ERR_OVERFLOW); /* LCOV_EXCL_LINE: reachable only where size_t is 32 bits */
-    if (wr_strings_text_size(w, get, ctx, n, &text) != PCQ_OK)
-        return w->err;
+    if (wr_strings_text_size(w, get, ctx, n, &text) != PCQ_OK) return w->err;
     /* §3.1.4.1.2: the block "MUST be 8-byte aligned"; dwSize counts the padding. */
     if (!wr_add(head, text, &total) || !wr_round8(total, &total) || !wr_fits32(total))
-        return wr_fail(w, PCQ_ERR_OVERFLOW);   /* only past 4 GiB of strings */ /* LCOV_EXCL_LINE */
+        return wr_fail(w, PCQ_ERR_OVERFLOW); /* only past 4 GiB of strings */ /* LCOV_EXCL_LINE */
     wr_u32(w, (uint32_t)total);
     wr_u32(w, n);
     wr_strings_entries(w, get, ctx, n, convention == PCQ_STROFF_SPEC ? 0 : head);
@@ -2139,11 +3732,9 @@ static int wr_strings(pcq_writer *w, wr_entry_fn get, const void *ctx, uint32_t 
     return w->err;
 }
 
-int pcq_put_strings(pcq_writer *w, const pcq_string_entry *entries, uint32_t n,
-                            pcq_str_convention convention)
+int pcq_put_strings(pcq_writer *w, const pcq_string_entry *entries, uint32_t n, pcq_str_convention convention)
 {
-    if (w != NULL && w->err == PCQ_OK && entries == NULL && n != 0)
-        return wr_fail(w, PCQ_ERR_INVALID_ARG);
+    if (w != NULL && w->err == PCQ_OK && entries == NULL && n != 0) return wr_fail(w, PCQ_ERR_INVALID_ARG);
     return wr_strings(w, wr_entry_from_array, entries, n, convention);
 }
 
@@ -2156,15 +3747,13 @@ int pcq_begin_data(pcq_writer *w, const pcq_data *hdr)
     const pcq_systemtime *t;
     int rc = wr_enter(w, WR_TOP);
 
-    if (rc != PCQ_OK)
-        return rc;
-    if (hdr == NULL)
-        return wr_fail(w, PCQ_ERR_INVALID_ARG);
+    if (rc != PCQ_OK) return rc;
+    if (hdr == NULL) return wr_fail(w, PCQ_ERR_INVALID_ARG);
     t = &hdr->system_time;
     w->data_at = w->len;
     w->nblocks = 0;
-    wr_u32(w, 0);                      /* dwTotalSize, patched */
-    wr_u32(w, 0);                      /* dwNumCounter, patched */
+    wr_u32(w, 0); /* dwTotalSize, patched */
+    wr_u32(w, 0); /* dwNumCounter, patched */
     wr_u64(w, hdr->perf_time_stamp);
     wr_u64(w, hdr->perf_time_100nsec);
     wr_u64(w, hdr->perf_freq);
@@ -2176,16 +3765,14 @@ int pcq_begin_data(pcq_writer *w, const pcq_data *hdr)
     wr_u16(w, t->minute);
     wr_u16(w, t->second);
     wr_u16(w, t->milliseconds);
-    if (w->err == PCQ_OK)
-        w->state = WR_DATA;
+    if (w->err == PCQ_OK) w->state = WR_DATA;
     return w->err;
 }
 
 /* dwNumCounter counts blocks; kept within the decoder's counter cap. */
 static int wr_count_block(pcq_writer *w)
 {
-    if (w->nblocks >= PCQ_MAX_COUNTERS)
-        return wr_fail(w, PCQ_ERR_LIMIT);
+    if (w->nblocks >= PCQ_MAX_COUNTERS) return wr_fail(w, PCQ_ERR_LIMIT);
     w->nblocks++;
     return PCQ_OK;
 }
@@ -2195,14 +3782,12 @@ int pcq_put_error_block(pcq_writer *w, uint32_t status)
 {
     int rc = wr_enter(w, WR_DATA);
 
-    if (rc != PCQ_OK)
-        return rc;
-    if (wr_count_block(w) != PCQ_OK)
-        return w->err;
+    if (rc != PCQ_OK) return rc;
+    if (wr_count_block(w) != PCQ_OK) return w->err;
     wr_u32(w, status);
     wr_u32(w, PCQ_PERF_ERROR_RETURN);
-    wr_u32(w, WR_COUNTER_HDR);        /* dwSize */
-    wr_u32(w, 0);                     /* Reserved, MUST be 0 (§2.2.4.8) */
+    wr_u32(w, COUNTER_HEADER_SIZE); /* dwSize */
+    wr_u32(w, 0);                   /* Reserved, MUST be 0 (§2.2.4.8) */
     return w->err;
 }
 
@@ -2225,99 +3810,104 @@ static void wr_multi_counters(pcq_writer *w, wr_id_fn id, const void *ctx, uint3
 
     /* n <= PCQ_MAX_COUNTERS: 4 MiB of ids by default; more only with the
      * cap raised on a 32-bit size_t. */
-    ok = wr_mul(n, 4, &size) && wr_add(size, WR_MULTI, &size) && wr_round8(size, &size);
+    ok = wr_mul(n, COUNTER_ID_SIZE, &size) && wr_add(size, MULTI_COUNTERS_SIZE, &size) &&
+         wr_round8(size, &size);
     if (!ok || !wr_fits32(size)) {
         /* LCOV_EXCL_START: reachable only where size_t is 32 bits */
         wr_fail(w, PCQ_ERR_OVERFLOW);
         return;
-    } /* LCOV_EXCL_STOP */
+    }                                                                                /* LCOV_EXCL_STOP */
+    if (w->err == PCQ_OK && w->dst && w->len <= w->cap && size <= w->cap - w->len) { /* stored directly */
+        uint8_t *p = w->dst + w->len;
+        wr_le32(p + MULTI_COUNTERS_dwSize, (uint32_t)size);
+        wr_le32(p + MULTI_COUNTERS_dwCounters, n);
+        for (i = 0; i < n; i++) wr_le32(p + MULTI_COUNTERS_SIZE + 4 * (size_t)i, id(ctx, i));
+        if (n & 1) wr_le32(p + MULTI_COUNTERS_SIZE + 4 * (size_t)n, 0);
+        w->len += size;
+        return;
+    }
     wr_u32(w, (uint32_t)size);
     wr_u32(w, n);
-    for (i = 0; i < n && w->err == PCQ_OK; i++)
-        wr_u32(w, id(ctx, i));
-    wr_bytes(w, NULL, size - WR_MULTI - (size_t)n * 4);
+    for (i = 0; i < n && w->err == PCQ_OK; i++) wr_u32(w, id(ctx, i));
+    wr_bytes(w, NULL, size - MULTI_COUNTERS_SIZE - (size_t)n * COUNTER_ID_SIZE);
 }
 
-static int wr_begin_block(pcq_writer *w, uint32_t type, uint32_t status, wr_id_fn id,
-                          const void *ctx, uint32_t n)
+static int wr_begin_block(pcq_writer *w, uint32_t type, uint32_t status, wr_id_fn id, const void *ctx,
+                          uint32_t n)
 {
     int has_ids = type == PCQ_PERF_MULTI_COUNTERS || type == PCQ_PERF_COUNTERSET;
     int has_instances = type == PCQ_PERF_MULTI_INSTANCES || type == PCQ_PERF_COUNTERSET;
     int rc = wr_enter(w, WR_DATA);
 
-    if (rc != PCQ_OK)
-        return rc;
+    if (rc != PCQ_OK) return rc;
     /* Type 0 has its own call (pcq_put_error_block); others are unknown. */
-    if (type != PCQ_PERF_SINGLE_COUNTER && !has_ids && !has_instances)
-        return wr_fail(w, PCQ_ERR_STATE);
-    if (!has_ids && n != 0)
-        return wr_fail(w, PCQ_ERR_INVALID_ARG);
-    if (n > PCQ_MAX_COUNTERS)
-        return wr_fail(w, PCQ_ERR_LIMIT);
-    if (wr_count_block(w) != PCQ_OK)
-        return w->err;
+    if (type != PCQ_PERF_SINGLE_COUNTER && !has_ids && !has_instances) return wr_fail(w, PCQ_ERR_STATE);
+    if (!has_ids && n != 0) return wr_fail(w, PCQ_ERR_INVALID_ARG);
+    if (n > PCQ_MAX_COUNTERS) return wr_fail(w, PCQ_ERR_LIMIT);
+    if (wr_count_block(w) != PCQ_OK) return w->err;
     w->block_at = w->len;
     wr_u32(w, status);
     wr_u32(w, type);
-    wr_u32(w, 0);                     /* dwSize, patched by pcq_end_block */
-    wr_u32(w, 0);                     /* Reserved, MUST be 0 (§2.2.4.8) */
-    if (has_ids)
-        wr_multi_counters(w, id, ctx, n);
+    wr_u32(w, 0); /* dwSize, patched by pcq_end_block */
+    wr_u32(w, 0); /* Reserved, MUST be 0 (§2.2.4.8) */
+    if (has_ids) wr_multi_counters(w, id, ctx, n);
     if (has_instances) {
         w->multi_at = w->len;
-        wr_u32(w, 0);                 /* _PERF_MULTI_INSTANCES.dwTotalSize, patched */
-        wr_u32(w, 0);                 /* dwInstances, patched */
+        wr_u32(w, 0); /* _PERF_MULTI_INSTANCES.dwTotalSize, patched */
+        wr_u32(w, 0); /* dwInstances, patched */
     }
     w->block_type = type;
     w->want_values = has_ids ? n : 1; /* per block (1, 2) or per instance (4, 6) */
     w->nvalues = 0;
     w->ninstances = 0;
-    if (w->err == PCQ_OK)
-        w->state = WR_BLOCK;
+    if (w->err == PCQ_OK) w->state = WR_BLOCK;
     return w->err;
 }
 
-int pcq_begin_block(pcq_writer *w, uint32_t type, uint32_t status,
-                            const uint32_t *counter_ids, uint32_t num_counters)
+int pcq_begin_block(pcq_writer *w, uint32_t type, uint32_t status, const uint32_t *counter_ids,
+                    uint32_t num_counters)
 {
     if (w != NULL && w->err == PCQ_OK && counter_ids == NULL && num_counters != 0)
         return wr_fail(w, PCQ_ERR_INVALID_ARG);
     return wr_begin_block(w, type, status, wr_id_from_array, counter_ids, num_counters);
 }
 
-static int wr_block_has_instances(const pcq_writer *w)
+static PCQ_INLINE int wr_block_has_instances(const pcq_writer *w)
 {
     return w->block_type == PCQ_PERF_MULTI_INSTANCES || w->block_type == PCQ_PERF_COUNTERSET;
 }
 
 /* The current unit (the block for types 1 and 2, the last instance for 4 and
  * 6; a type 4/6 block with no instance yet) has all its values. */
-static int wr_unit_complete(const pcq_writer *w)
+static PCQ_INLINE int wr_unit_complete(const pcq_writer *w)
 {
-    if (wr_block_has_instances(w) && w->ninstances == 0)
-        return 1;
+    if (wr_block_has_instances(w) && w->ninstances == 0) return 1;
     return w->nvalues == w->want_values;
 }
 
 /* A _PERF_INSTANCE_HEADER inside a type 4 or 6 block (Figure 8, NOTES §2):
  * Size covers header, name, NUL and padding; the values follow it. */
-int pcq_put_data_instance(pcq_writer *w, uint32_t instance_id, const uint8_t *name16,
-                                  size_t nbytes)
+int pcq_put_data_instance(pcq_writer *w, uint32_t instance_id, const uint8_t *name16, size_t nbytes)
 {
     uint32_t size;
     int rc = wr_enter(w, WR_BLOCK);
 
-    if (rc != PCQ_OK)
-        return rc;
-    if (!wr_block_has_instances(w) || !wr_unit_complete(w))
-        return wr_fail(w, PCQ_ERR_STATE);
-    if (w->ninstances >= PCQ_MAX_INSTANCES)
-        return wr_fail(w, PCQ_ERR_LIMIT);
-    if (wr_named_size(w, WR_INSTANCE_HDR, name16, nbytes, &size) != PCQ_OK)
-        return w->err;
-    wr_u32(w, size);
-    wr_u32(w, instance_id);
-    wr_name(w, name16, nbytes, size - WR_INSTANCE_HDR);
+    if (rc != PCQ_OK) return rc;
+    if (!wr_block_has_instances(w) || !wr_unit_complete(w)) return wr_fail(w, PCQ_ERR_STATE);
+    if (w->ninstances >= PCQ_MAX_INSTANCES) return wr_fail(w, PCQ_ERR_LIMIT);
+    if (wr_named_size(w, INSTANCE_HEADER_SIZE, name16, nbytes, &size) != PCQ_OK) return w->err;
+    if (w->dst && w->len <= w->cap && size <= w->cap - w->len) { /* stored directly */
+        uint8_t *p = w->dst + w->len;
+        wr_le32(p + INSTANCE_HEADER_Size, size);
+        wr_le32(p + INSTANCE_HEADER_InstanceId, instance_id);
+        wr_le64(p + size - 8, 0); /* the NUL and the padding: the name's last 8 bytes */
+        if (nbytes) memcpy(p + INSTANCE_HEADER_InstanceName, name16, nbytes);
+        w->len += size;
+    } else {
+        wr_u32(w, size);
+        wr_u32(w, instance_id);
+        wr_name(w, name16, nbytes, size - INSTANCE_HEADER_SIZE);
+    }
     w->ninstances++;
     w->nvalues = 0;
     return w->err;
@@ -2331,50 +3921,139 @@ int pcq_put_value(pcq_writer *w, const uint8_t *bytes, uint32_t data_size)
     size_t size;
     int rc = wr_enter(w, WR_BLOCK);
 
-    if (rc != PCQ_OK)
-        return rc;
-    if (wr_unit_complete(w))   /* also: no instance yet in a type 4/6 block */
+    if (rc != PCQ_OK) return rc;
+    if (wr_unit_complete(w)) /* also: no instance yet in a type 4/6 block */
         return wr_fail(w, PCQ_ERR_STATE);
-    if (bytes == NULL && data_size != 0)
-        return wr_fail(w, PCQ_ERR_INVALID_ARG);
-    if (!wr_add(data_size, WR_COUNTER_DATA, &size) || !wr_round8(size, &size) ||
-        !wr_fits32(size))
+    if (bytes == NULL && data_size != 0) return wr_fail(w, PCQ_ERR_INVALID_ARG);
+    if (!wr_add(data_size, COUNTER_DATA_SIZE, &size) || !wr_round8(size, &size) || !wr_fits32(size))
         return wr_fail(w, PCQ_ERR_OVERFLOW);
     if (size <= WR_MIN_VALUE_AREA) {
         /* Values of up to 8 bytes (nearly all): the whole 16-byte record,
          * padding included, is built here and appended in one go. */
         uint8_t rec[WR_MIN_VALUE_AREA];
         memset(rec, 0, sizeof rec);
-        wr_le32(rec, data_size);
-        wr_le32(rec + 4, WR_MIN_VALUE_AREA);
-        if (data_size > 0)
-            memcpy(rec + WR_COUNTER_DATA, bytes, data_size);
+        wr_le32(rec + COUNTER_DATA_dwDataSize, data_size);
+        wr_le32(rec + COUNTER_DATA_dwSize, WR_MIN_VALUE_AREA);
+        if (data_size > 0) memcpy(rec + COUNTER_DATA_SIZE, bytes, data_size);
         wr_bytes(w, rec, sizeof rec);
     } else {
         wr_u32(w, data_size);
         wr_u32(w, (uint32_t)size);
         wr_bytes(w, bytes, data_size);
-        wr_bytes(w, NULL, size - WR_COUNTER_DATA - data_size);
+        wr_bytes(w, NULL, size - COUNTER_DATA_SIZE - data_size);
     }
     w->nvalues++;
     return w->err;
 }
 
+
+/* The 16-byte record of a 4- or 8-byte value (NOTES §2), at p: dwDataSize,
+ * dwSize 16, the value and its zero padding. */
+static PCQ_INLINE void wr_record(uint8_t *p, uint64_t v, uint32_t data_size)
+{
+    wr_le64(p, data_size | (uint64_t)WR_MIN_VALUE_AREA << 32);
+    wr_le64(p + COUNTER_DATA_SIZE, data_size == 8 ? v : (uint32_t)v);
+}
+
+/* n records from p; non-zero when a size was not 4 or 8 (x - 4 & ~4 is 0
+ * for those alone, in 8 bits): then they must not be appended. */
+static PCQ_INLINE unsigned wr_records(uint8_t *p, const uint64_t *values, const uint8_t *sizes, uint32_t n)
+{
+    unsigned bad = 0;
+    uint32_t j;
+    if (sizes == NULL)
+        for (j = 0; j < n; j++, p += WR_MIN_VALUE_AREA) wr_record(p, values[j], 8u);
+    else
+        for (j = 0; j < n; j++, p += WR_MIN_VALUE_AREA) {
+            bad |= (uint8_t)(sizes[j] - 4u) & ~4u;
+            wr_record(p, values[j], sizes[j]);
+        }
+    return bad;
+}
+
+/* Whether k more values fit the open block or instance, and their records
+ * the caller's buffer: then they are stored directly (the common case). */
+static PCQ_INLINE int wr_values_direct(const pcq_writer *w, size_t k)
+{
+    return w->err == PCQ_OK && w->state == WR_BLOCK && k <= w->want_values - w->nvalues &&
+           (w->ninstances || !wr_block_has_instances(w)) && w->dst && w->len <= w->cap &&
+           (w->cap - w->len) / WR_MIN_VALUE_AREA >= k;
+}
+
+static PCQ_INLINE int wr_value_int(pcq_writer *w, uint64_t v, uint32_t data_size)
+{
+    uint8_t b[8];
+
+    if (w && wr_values_direct(w, 1)) {
+        wr_record(w->dst + w->len, v, data_size);
+        w->len += WR_MIN_VALUE_AREA;
+        w->nvalues++;
+        return PCQ_OK;
+    }
+    wr_le32(b, (uint32_t)v);
+    wr_le32(b + 4, (uint32_t)(v >> 32));
+    return pcq_put_value(w, b, data_size);
+}
+
 int pcq_put_value_u32(pcq_writer *w, uint32_t v)
 {
-    uint8_t b[4];
-
-    wr_le32(b, v);
-    return pcq_put_value(w, b, sizeof b);
+    return wr_value_int(w, v, 4);
 }
 
 int pcq_put_value_u64(pcq_writer *w, uint64_t v)
 {
-    uint8_t b[8];
+    return wr_value_int(w, v, 8);
+}
 
-    wr_le32(b, (uint32_t)v);
-    wr_le32(b + 4, (uint32_t)(v >> 32));
-    return pcq_put_value(w, b, sizeof b);
+int pcq_put_values_u64(pcq_writer *w, const uint64_t *values, const uint8_t *sizes, uint32_t n)
+{
+    uint32_t j;
+    int rc = wr_enter(w, WR_BLOCK);
+
+    if (rc != PCQ_OK) return rc;
+    if ((values == NULL && n != 0)) return wr_fail(w, PCQ_ERR_INVALID_ARG);
+    if (n == 0) return PCQ_OK;
+    if (wr_unit_complete(w) || n > w->want_values - w->nvalues) return wr_fail(w, PCQ_ERR_STATE);
+    if (wr_values_direct(w, n)) {
+        /* written past w->len first, appended only when every size was good */
+        if (wr_records(w->dst + w->len, values, sizes, n)) return wr_fail(w, PCQ_ERR_INVALID_ARG);
+        w->len += (size_t)n * WR_MIN_VALUE_AREA;
+        w->nvalues += n;
+        return PCQ_OK;
+    }
+    for (j = 0; sizes && j < n; j++) /* near cap, or a sizing pass: check, then a value at a time */
+        if (sizes[j] != 4 && sizes[j] != 8) return wr_fail(w, PCQ_ERR_INVALID_ARG);
+    for (j = 0; j < n && w->err == PCQ_OK; j++) wr_value_int(w, values[j], sizes ? sizes[j] : 8u);
+    return w->err;
+}
+
+int pcq_put_data_instance_u64(pcq_writer *w, uint32_t instance_id, const uint8_t *name16, size_t nbytes,
+                              const uint64_t *values, const uint8_t *sizes, uint32_t n)
+{
+    int rc;
+    /* The common case in one go: an instance wanted now with all its values,
+     * a name with no U+0000, room for all of it in dst. Anything else takes
+     * the two calls, which say what is wrong. */
+    if (w && w->err == PCQ_OK && w->state == WR_BLOCK && w->ninstances && w->nvalues == w->want_values &&
+        w->ninstances < PCQ_MAX_INSTANCES && n == w->want_values && n > 0 && values && name16 &&
+        nbytes < 0x7FFFFFF0u && w->dst && w->len <= w->cap) {
+        size_t size = (INSTANCE_HEADER_SIZE + nbytes + NUL16_SIZE + 7) & ~(size_t)7, room = w->cap - w->len;
+        if (size < room && n <= (room - size) / WR_MIN_VALUE_AREA &&
+            wr_check_text(name16, nbytes) == PCQ_OK) {
+            uint8_t *p = w->dst + w->len;
+            if (wr_records(p + size, values, sizes, n)) return wr_fail(w, PCQ_ERR_INVALID_ARG);
+            wr_le32(p + INSTANCE_HEADER_Size, (uint32_t)size);
+            wr_le32(p + INSTANCE_HEADER_InstanceId, instance_id);
+            wr_le64(p + size - 8, 0); /* the NUL and the padding */
+            if (nbytes) memcpy(p + INSTANCE_HEADER_InstanceName, name16, nbytes);
+            w->len += size + (size_t)n * WR_MIN_VALUE_AREA;
+            w->ninstances++;
+            w->nvalues = n;
+            return PCQ_OK;
+        }
+    }
+    rc = pcq_put_data_instance(w, instance_id, name16, nbytes);
+    return rc != PCQ_OK ? rc : pcq_put_values_u64(w, values, sizes, n);
 }
 
 /* Patches a size measured from `at` to the current end into the field at. */
@@ -2395,17 +4074,14 @@ int pcq_end_block(pcq_writer *w)
 {
     int rc = wr_enter(w, WR_BLOCK);
 
-    if (rc != PCQ_OK)
-        return rc;
-    if (!wr_unit_complete(w))
-        return wr_fail(w, PCQ_ERR_STATE);
+    if (rc != PCQ_OK) return rc;
+    if (!wr_unit_complete(w)) return wr_fail(w, PCQ_ERR_STATE);
     if (wr_block_has_instances(w)) {
         wr_patch_size(w, w->multi_at, w->multi_at);
-        wr_store32(w, w->multi_at + 4, w->ninstances);
+        wr_store32(w, w->multi_at + MULTI_INSTANCES_dwInstances, w->ninstances);
     }
-    wr_patch_size(w, w->block_at + 8, w->block_at);
-    if (w->err == PCQ_OK)
-        w->state = WR_DATA;
+    wr_patch_size(w, w->block_at + COUNTER_HEADER_dwSize, w->block_at);
+    if (w->err == PCQ_OK) w->state = WR_DATA;
     return w->err;
 }
 
@@ -2414,53 +4090,18 @@ int pcq_end_data(pcq_writer *w)
 {
     int rc = wr_enter(w, WR_DATA);
 
-    if (rc != PCQ_OK)
-        return rc;
+    if (rc != PCQ_OK) return rc;
     wr_patch_size(w, w->data_at, w->data_at);
-    wr_store32(w, w->data_at + 4, w->nblocks);
-    if (w->err == PCQ_OK)
-        w->state = WR_TOP;
+    wr_store32(w, w->data_at + DATA_HEADER_dwNumCounter, w->nblocks);
+    if (w->err == PCQ_OK) w->state = WR_TOP;
     return w->err;
 }
 
 /* ---- pcq_reencode -------------------------------------------------------- */
 
-/* Iterators report failures in it->err; hand that on to the caller. The
- * input was validated just before, so this runs only if the caller changes
- * the bytes under us (another thread): defensive, not reachable by input. */
-/* LCOV_EXCL_START */
-static int wr_iter_fail(const pcq_iter *it, int rc, pcq_error *err)
-{
-    *err = it->err;
-    if (err->code == PCQ_OK)
-        err->code = rc;
-    return err->code;
-}
-/* LCOV_EXCL_STOP */
-
-static int wr_re_counterset(pcq_writer *w, const void *src, size_t len, pcq_error *err)
-{
-    pcq_counterset_info csi;
-    pcq_counter_reg c;
-    uint32_t i;
-    int rc = pcq_decode_counterset_info(src, len, NULL, &csi, err);
-
-    if (rc != PCQ_OK)
-        return rc;
-    pcq_put_counterset_reg(w, &csi.set);
-    for (i = 0; i < csi.set.num_counters && w->err == PCQ_OK; i++) {
-        rc = pcq_counterset_counter(&csi, i, &c);
-        if (PCQ_NEVER(rc != PCQ_OK)) {   /* i < num_counters of a decoded set */
-            err->code = rc;
-            err->offset = csi.counters_offset + (size_t)i * WR_COUNTER_REG;
-            err->what = "_PERF_COUNTER_REG_INFO";
-            return rc;
-        }
-        pcq_put_counter_reg(w, &c);
-    }
-    return PCQ_OK;
-}
-
+/* Entries come through a getter so that a string block is written from the
+ * decoded block itself, without an array of its own (no allocation). Its
+ * offsets depend on every entry, so it is decoded whole first. */
 static int wr_entry_from_strings(const void *ctx, uint32_t i, pcq_string_entry *out)
 {
     return pcq_strings_get((const pcq_strings *)ctx, i, out);
@@ -2471,242 +4112,107 @@ static int wr_re_strings(pcq_writer *w, const void *src, size_t len, pcq_error *
     pcq_strings s;
     int rc = pcq_decode_strings(src, len, NULL, &s, err);
 
-    if (rc != PCQ_OK)
-        return rc;
+    if (rc != PCQ_OK) return rc;
     /* Keep the decoded dwOffset convention (NONE writes like WIN32). */
     wr_strings(w, wr_entry_from_strings, &s, s.num_counters, s.convention);
     return PCQ_OK;
 }
 
-static int wr_re_guids(pcq_writer *w, const void *src, size_t len, pcq_error *err)
+static uint32_t wr_id_from_view(const void *ctx, uint32_t i)
 {
-    pcq_guid_array a;
-    pcq_guid g;
-    size_t i;
-    int rc = pcq_decode_guids(src, len, NULL, &a, err);
-
-    if (rc != PCQ_OK)
-        return rc;
-    for (i = 0; i < a.count && w->err == PCQ_OK; i++) {
-        rc = pcq_guids_get(&a, i, &g);
-        if (PCQ_NEVER(rc != PCQ_OK)) {   /* i < count of a decoded array */
-            err->code = rc;
-            err->offset = i * WR_GUID_SIZE;
-            err->what = "GUID";
-            return rc;
-        }
-        pcq_put_guid(w, &g);
-    }
-    return PCQ_OK;
+    const pcq_bytes *ids = (const pcq_bytes *)ctx;
+    return ld32(ids->ptr + (size_t)i * COUNTER_ID_SIZE);
 }
 
-static int wr_re_instances(pcq_writer *w, const void *src, size_t len, pcq_error *err)
+/* One structure the walk yielded, written again. A block of type 2 or 6
+ * begins once the walk has read its last counter id (the list is in the
+ * input then), the others at their header; a block ends where the next one
+ * (or the buffer) begins. */
+typedef struct wr_pending {
+    uint32_t type, status; /* of a type 2 or 6 block, until its ids come */
+    pcq_bytes ids;
+    uint32_t count;
+} wr_pending;
+
+static void wr_re_item(pcq_writer *w, const pcq_item *it, wr_pending *p)
 {
-    pcq_iter it;
-    pcq_instance inst;
-    size_t count;
-    int rc = pcq_decode_instances(src, len, NULL, &count, err);
-
-    if (rc != PCQ_OK)
-        return rc;
-    pcq_instances_begin(src, len, &it);
-    while (w->err == PCQ_OK && (rc = pcq_instances_next(&it, &inst)) == 1)
-        pcq_put_instance(w, inst.instance_id, inst.name.ptr, inst.name.len);
-    return rc < 0 ? wr_iter_fail(&it, rc, err) : PCQ_OK;
-}
-
-static int wr_re_identifiers(pcq_writer *w, const void *src, size_t len, pcq_error *err)
-{
-    pcq_iter it;
-    pcq_identifier id;
-    size_t count;
-    int rc = pcq_decode_identifiers(src, len, NULL, &count, err);
-
-    if (rc != PCQ_OK)
-        return rc;
-    pcq_identifiers_begin(src, len, &it);
-    while (w->err == PCQ_OK && (rc = pcq_identifiers_next(&it, &id)) == 1)
-        pcq_put_identifier(w, &id);
-    return rc < 0 ? wr_iter_fail(&it, rc, err) : PCQ_OK;
-}
-
-/* A value as decoded: its dwDataSize bytes (the writer recomputes dwSize). */
-static void wr_re_value(pcq_writer *w, const pcq_value *v)
-{
-    pcq_put_value(w, v->data.ptr, v->data_size);
-}
-
-/* Every remaining value of a values iterator. */
-static int wr_re_values(pcq_writer *w, pcq_iter *it, pcq_error *err)
-{
-    pcq_value v;
-    int rc = 0;
-
-    while (w->err == PCQ_OK && (rc = pcq_values_next(it, &v)) == 1)
-        wr_re_value(w, &v);
-    return w->err == PCQ_OK && rc < 0 ? wr_iter_fail(it, rc, err) : PCQ_OK;
-}
-
-/* The instances of a type 4 block (one value each) or a type 6 block
- * (num_counters values each). */
-static int wr_re_block_instances(pcq_writer *w, const pcq_data *d, const pcq_block *b,
-                                 pcq_error *err)
-{
-    pcq_iter it, vit;
-    pcq_data_instance inst;
-    int rc = 0;
-
-    pcq_block_instances(d, b, &it);
-    while (w->err == PCQ_OK && (rc = pcq_instances_of_block_next(&it, &inst)) == 1) {
-        pcq_put_data_instance(w, inst.instance_id, inst.name.ptr, inst.name.len);
-        if (b->type == PCQ_PERF_MULTI_INSTANCES) {
-            wr_re_value(w, &inst.value);
-            continue;
-        }
-        pcq_instance_values(d, &inst, &vit);
-        rc = wr_re_values(w, &vit, err);
-        if (PCQ_NEVER(rc != PCQ_OK))   /* validated: walking cannot fail */
-            return rc;
-    }
-    return w->err == PCQ_OK && rc < 0 ? wr_iter_fail(&it, rc, err) : PCQ_OK;
-}
-
-static uint32_t wr_id_from_block(const void *ctx, uint32_t i)
-{
-    return pcq_block_counter_id((const pcq_block *)ctx, i);
-}
-
-static int wr_re_block(pcq_writer *w, const pcq_data *d, const pcq_block *b, pcq_error *err)
-{
-    pcq_iter it;
-    int rc = PCQ_OK;
-
-    switch (b->type) {
-    case PCQ_PERF_ERROR_RETURN:
-        pcq_put_error_block(w, b->status);
-        return PCQ_OK;
-    case PCQ_PERF_SINGLE_COUNTER:
-        pcq_begin_block(w, b->type, b->status, NULL, 0);
-        wr_re_value(w, &b->value);
+    const pcq_block *b = &it->u.block;
+    switch (it->type) {
+    case PCQ_S_COUNTERSET_REG_INFO: pcq_put_counterset_reg(w, &it->u.set); break;
+    case PCQ_S_COUNTER_REG_INFO: pcq_put_counter_reg(w, &it->u.counter); break;
+    case PCQ_S_STRING: pcq_put_string(w, it->u.text.ptr, it->u.text.len); break;
+    case PCQ_S_PROVIDER_GUID:
+    case PCQ_S_COUNTERSET_GUID: pcq_put_guid(w, &it->u.guid); break;
+    case PCQ_S_INSTANCE:
+        pcq_put_instance(w, it->u.instance.instance_id, it->u.instance.name.ptr, it->u.instance.name.len);
         break;
-    case PCQ_PERF_MULTI_COUNTERS:
-        wr_begin_block(w, b->type, b->status, wr_id_from_block, b, b->num_counters);
-        pcq_block_values(d, b, &it);
-        rc = wr_re_values(w, &it, err);
+    case PCQ_S_COUNTER_IDENTIFIER: pcq_put_identifier(w, &it->u.identifier); break;
+    case PCQ_S_DATA_HEADER: pcq_begin_data(w, &it->u.data); break;
+    case PCQ_S_COUNTER_HEADER:
+        if (w->state == WR_BLOCK) pcq_end_block(w);
+        p->type = b->type;
+        p->status = b->status;
+        if (b->type == PCQ_PERF_ERROR_RETURN)
+            pcq_put_error_block(w, b->status);
+        else if (b->type == PCQ_PERF_SINGLE_COUNTER || b->type == PCQ_PERF_MULTI_INSTANCES)
+            pcq_begin_block(w, b->type, b->status, NULL, 0);
+        break; /* types 2 and 6: once their ids are all read */
+    case PCQ_S_MULTI_COUNTERS:
+        p->ids = it->u.multi.ids;
+        p->count = it->u.multi.count;
+        if (p->count == 0) wr_begin_block(w, p->type, p->status, wr_id_from_view, &p->ids, 0);
         break;
-    case PCQ_PERF_MULTI_INSTANCES:
-        pcq_begin_block(w, b->type, b->status, NULL, 0);
-        rc = wr_re_block_instances(w, d, b, err);
+    case PCQ_S_COUNTER_ID: /* the walk has read the whole list */
+        if (it->index + 1 == p->count)
+            wr_begin_block(w, p->type, p->status, wr_id_from_view, &p->ids, p->count);
         break;
-    default:   /* PERF_COUNTERSET, or a type the decoder should have refused */
-        wr_begin_block(w, b->type, b->status, wr_id_from_block, b, b->num_counters);
-        rc = wr_re_block_instances(w, d, b, err);
+    case PCQ_S_DATA_INSTANCE:
+        pcq_put_data_instance(w, it->u.data_instance.instance_id, it->u.data_instance.name.ptr,
+                              it->u.data_instance.name.len);
         break;
+    case PCQ_S_COUNTER_DATA: pcq_put_value(w, it->u.value.data.ptr, it->u.value.data_size); break;
+    default: break; /* _PERF_MULTI_INSTANCES: its sizes are patched */
     }
-    if (PCQ_NEVER(rc != PCQ_OK))   /* validated: walking cannot fail */
-        return rc;
-    pcq_end_block(w);
-    return PCQ_OK;
 }
 
-static int wr_re_data(pcq_writer *w, const void *src, size_t len, pcq_error *err)
+/* Walks src as `kind` and writes each structure as it comes; returns the
+ * walk's error only (writer errors stay in w->err for pcq_writer_finish). */
+static int wr_re_kind(pcq_writer *w, pcq_kind kind, const void *src, size_t len, pcq_error *err)
 {
-    pcq_data d;
-    pcq_iter it;
-    pcq_block b;
-    int rc = pcq_decode_data(src, len, NULL, &d, err);
-
-    if (rc != PCQ_OK)
-        return rc;
-    pcq_begin_data(w, &d);
-    pcq_data_blocks(&d, &it);
-    while (w->err == PCQ_OK && (rc = pcq_blocks_next(&it, &b)) == 1) {
-        rc = wr_re_block(w, &d, &b, err);
-        if (PCQ_NEVER(rc != PCQ_OK))   /* validated: walking cannot fail */
-            return rc;
-    }
-    if (PCQ_NEVER(w->err == PCQ_OK && rc < 0))
-        return wr_iter_fail(&it, rc, err);
-    pcq_end_data(w);
-    return PCQ_OK;
-}
-
-/* The one-structure kinds. */
-static int wr_re_single(pcq_writer *w, pcq_kind kind, const void *src, size_t len,
-                        pcq_error *err)
-{
-    pcq_counter_reg c;
-    pcq_bytes text;
-    pcq_guid g;
+    pcq_walk walk;
+    pcq_item it;
+    wr_pending pending;
     int rc;
 
-    switch (kind) {
-    case PCQ_KIND_COUNTER_INFO:
-        rc = pcq_decode_counter_info(src, len, NULL, &c, err);
-        if (rc == PCQ_OK)
-            pcq_put_counter_reg(w, &c);
-        return rc;
-    case PCQ_KIND_STRING:
-        rc = pcq_decode_string(src, len, NULL, &text, err);
-        if (rc == PCQ_OK)
-            pcq_put_string(w, text.ptr, text.len);
-        return rc;
-    case PCQ_KIND_GUID:
-        rc = pcq_decode_guid(src, len, NULL, &g, err);
-        if (rc == PCQ_OK)
-            pcq_put_guid(w, &g);
-        return rc;
-    default:
-        err->code = PCQ_ERR_INVALID_ARG;
-        err->what = "kind";
-        return PCQ_ERR_INVALID_ARG;
-    }
+    if (kind == PCQ_KIND_STRINGS) return wr_re_strings(w, src, len, err);
+    memset(&pending, 0, sizeof pending);
+    pcq_walk_begin(&walk, kind, src, len, NULL);
+    walk.mode |= WALK_QUICK;
+    while ((rc = pcq_walk_next(&walk, &it)) == 1) wr_re_item(w, &it, &pending);
+    if (rc < 0) return pcq_error_set(err, rc, walk.err.offset, walk.err.what);
+    if (w->state == WR_BLOCK) pcq_end_block(w);
+    if (w->state == WR_DATA) pcq_end_data(w);
+    return PCQ_OK;
 }
 
-/* Decodes src and drives the writer; returns decoder errors only (writer
- * errors stay in w->err for pcq_writer_finish). */
-static int wr_re_kind(pcq_writer *w, pcq_kind kind, const void *src, size_t len,
-                      pcq_error *err)
-{
-    switch (kind) {
-    case PCQ_KIND_COUNTERSET_INFO: return wr_re_counterset(w, src, len, err);
-    case PCQ_KIND_STRINGS:         return wr_re_strings(w, src, len, err);
-    case PCQ_KIND_GUIDS:           return wr_re_guids(w, src, len, err);
-    case PCQ_KIND_INSTANCES:       return wr_re_instances(w, src, len, err);
-    case PCQ_KIND_IDENTIFIERS:     return wr_re_identifiers(w, src, len, err);
-    case PCQ_KIND_DATA:            return wr_re_data(w, src, len, err);
-    default:                       return wr_re_single(w, kind, src, len, err);
-    }
-}
-
-int pcq_reencode(pcq_kind kind, const void *src, size_t len, void *dst, size_t cap,
-                         size_t *out_len, pcq_error *err)
+int pcq_reencode(pcq_kind kind, const void *src, size_t len, void *dst, size_t cap, size_t *out_len,
+                 pcq_error *err)
 {
     pcq_writer w;
     pcq_error local;
     int rc;
 
-    if (err == NULL)
-        err = &local;
-    err->code = PCQ_OK;
-    err->offset = 0;
-    err->what = NULL;
-    if (out_len != NULL)
-        *out_len = 0;
-    if (out_len == NULL) {
-        err->code = PCQ_ERR_INVALID_ARG;
-        err->what = "out_len";
-        return PCQ_ERR_INVALID_ARG;
-    }
+    if (err == NULL) err = &local;
+    pcq_error_set(err, PCQ_OK, 0, NULL);
+    if (out_len == NULL) return pcq_error_set(err, PCQ_ERR_INVALID_ARG, 0, "out_len");
+    *out_len = 0;
     pcq_writer_init(&w, dst, cap);
     rc = wr_re_kind(&w, kind, src, len, err);
-    if (rc != PCQ_OK)
-        return rc;
+    if (rc != PCQ_OK) return rc;
     rc = pcq_writer_finish(&w, out_len);
     if (rc != PCQ_OK) {
         /* Not an input fault: offset 0, and `what` names the output side. */
-        err->code = rc;
-        err->what = rc == PCQ_ERR_BUFFER_TOO_SMALL ? "output buffer" : "pcq_writer";
+        pcq_error_set(err, rc, 0, rc == PCQ_ERR_BUFFER_TOO_SMALL ? "output buffer" : "pcq_writer");
     }
     return rc;
 }

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * pcq_codec.h - codec for the data buffers of [MS-PCQ], the Performance Counter
  * Query Protocol (PerflibV2, RPC interface da5a86c5-12c2-4943-ab30-7f74a813d853).
@@ -11,19 +12,33 @@
  *   - malformed input returns an error with the byte offset of the offending
  *     field; it never asserts, aborts or exits;
  *   - no alignment is assumed: buf may start at any address; results are the
- *     same on little- and big-endian hosts.
+ *     same on little- and big-endian hosts;
+ *   - work is linear in len (docs/decisions.md D11).
  * Encoders (pcq_writer) never write outside [dst, dst + cap) and report the
  * size they need when cap is too small; dst == NULL is a sizing pass.
  *
- * Knobs (define before compiling pcq_codec.c, all optional):
+ * Three ways to read a buffer, all built on one walker in pcq_codec.c:
+ *   - pcq_walk_begin/pcq_walk_next: step by step through bytes that were not
+ *     validated, one structure at a time, in wire order; on bad input the
+ *     walk stops at the error with everything before it already yielded (for
+ *     analyzers and dumpers);
+ *   - pcq_decode_*: validate a whole buffer (the same walk, to its end) and
+ *     fill a small struct;
+ *   - the typed iterators (pcq_data_blocks, ...): walk a decoded buffer.
+ *
+ * Knobs (define before compiling pcq_codec.c and wherever this header is
+ * included, all optional):
  *   PCQ_NO_ENCODER      leave out pcq_writer and pcq_reencode
  *   PCQ_MAX_COUNTERS    cap on any counter count          (default 1 << 20)
  *   PCQ_MAX_INSTANCES   cap on any instance count         (default 1 << 24)
  *   PCQ_API             decoration for exported functions (default empty)
- *   PCQ_PAIR_CHECK_MAX  counterset-info's pairwise checks up to this many
- *                       counters                          (default 1024)
- * and for pcq_calc.c: PCQ_NO_CALC (leave the evaluator out), and
- * PCQ_COOK_WORK_MIN / PCQ_COOK_WORK_PER_BYTE, pcq_calc_cook's search budget.
+ *   PCQ_PAIR_CHECK_MAX  set-wide checks (unique CounterId, related counters,
+ *                       unreferenced string bytes) of sets up to this many
+ *                       entries use the walker's own table, 8 bytes an entry
+ *                       (default 1024); larger sets need pcq_opts.scratch
+ *                       (without it: checks skipped, string texts measured
+ *                       PCQ_PAIR_CHECK_MAX entries at a time)
+ * and for pcq_calc.c: PCQ_NO_CALC (leave the evaluator out).
  */
 #ifndef PCQ_CODEC_H
 #define PCQ_CODEC_H
@@ -35,15 +50,35 @@
 extern "C" {
 #endif
 
-#define PCQ_VERSION_MAJOR 0
-#define PCQ_VERSION_MINOR 1
-#define PCQ_VERSION_PATCH 0
-#define PCQ_VERSION_STRING "0.1.0"
-#define PCQ_VERSION_NUMBER \
-    (PCQ_VERSION_MAJOR * 10000 + PCQ_VERSION_MINOR * 100 + PCQ_VERSION_PATCH)
+#define PCQ_VERSION_MAJOR  0
+#define PCQ_VERSION_MINOR  2
+#define PCQ_VERSION_PATCH  0
+#define PCQ_VERSION_STRING "0.2.0"
+#define PCQ_VERSION_NUMBER (PCQ_VERSION_MAJOR * 10000 + PCQ_VERSION_MINOR * 100 + PCQ_VERSION_PATCH)
 
+/* PCQ_API decorates every public function. Defined before including this
+ * header, it is used as is. Otherwise it is empty (a static library, or the
+ * sources vendored into a program), except that
+ *   - PCQ_BUILD_SHARED, defined while compiling the shared library (with
+ *     -fvisibility=hidden), exports the function: visibility("default") with
+ *     gcc and clang, __declspec(dllexport) on Windows;
+ *   - PCQ_SHARED, defined by a Windows program using pcq as a DLL, gives
+ *     __declspec(dllimport).
+ * (docs/packaging.md) */
 #ifndef PCQ_API
+#if defined(_WIN32) || defined(__CYGWIN__)
+#if defined(PCQ_BUILD_SHARED)
+#define PCQ_API __declspec(dllexport)
+#elif defined(PCQ_SHARED)
+#define PCQ_API __declspec(dllimport)
+#else
 #define PCQ_API
+#endif
+#elif defined(PCQ_BUILD_SHARED) && defined(__GNUC__)
+#define PCQ_API __attribute__((visibility("default")))
+#else
+#define PCQ_API
+#endif
 #endif
 
 #ifndef PCQ_MAX_COUNTERS
@@ -52,15 +87,22 @@ extern "C" {
 #ifndef PCQ_MAX_INSTANCES
 #define PCQ_MAX_INSTANCES (1u << 24)
 #endif
+#ifndef PCQ_PAIR_CHECK_MAX
+#define PCQ_PAIR_CHECK_MAX 1024u
+#endif
 #if PCQ_MAX_COUNTERS < 1 || PCQ_MAX_COUNTERS > 0x7fffffff
 #error "PCQ_MAX_COUNTERS must be in 1..0x7fffffff"
 #endif
 #if PCQ_MAX_INSTANCES < 1 || PCQ_MAX_INSTANCES > 0x7fffffff
 #error "PCQ_MAX_INSTANCES must be in 1..0x7fffffff"
 #endif
+#if PCQ_PAIR_CHECK_MAX < 1 || PCQ_PAIR_CHECK_MAX > 65535
+#error "PCQ_PAIR_CHECK_MAX must be in 1..65535"
+#endif
 
 /* Runtime version: PCQ_VERSION_NUMBER of the compiled library. */
 PCQ_API unsigned pcq_version(void);
+/* PCQ_VERSION_STRING of the compiled library; never NULL. */
 PCQ_API const char *pcq_version_string(void);
 
 /* ------------------------------------------------------------------------ */
@@ -69,6 +111,7 @@ PCQ_API const char *pcq_version_string(void);
 /*   -30 non-conformant input rejected in strict mode; -40.. caller errors. */
 /* One table yields the enum and pcq_strerror()/pcq_status_name().          */
 /* ------------------------------------------------------------------------ */
+/* clang-format off */
 #define PCQ_STATUS_TABLE(X)                                                       \
     X(PCQ_OK,                     0, "ok")                                        \
     X(PCQ_ERR_TRUNCATED,         -1, "buffer ends inside a structure or a declared size") \
@@ -84,6 +127,7 @@ PCQ_API const char *pcq_version_string(void);
     X(PCQ_ERR_BUFFER_TOO_SMALL, -40, "caller buffer too small")                   \
     X(PCQ_ERR_INVALID_ARG,      -41, "invalid argument")                          \
     X(PCQ_ERR_STATE,            -42, "writer call out of order")
+/* clang-format on */
 
 typedef enum pcq_status {
 #define PCQ_X_(name, value, text) name = value,
@@ -95,16 +139,19 @@ typedef enum pcq_status {
 /* Families a host analyzer can map onto its own exceptions. */
 typedef enum pcq_family {
     PCQ_FAMILY_OK = 0,
-    PCQ_FAMILY_TRUNCATED,   /* the input ends early (e.g. a cut capture)   */
-    PCQ_FAMILY_CONTAINER,   /* contained item exceeds its container        */
-    PCQ_FAMILY_MALFORMED,   /* any other malformed input                   */
+    PCQ_FAMILY_TRUNCATED, /* the input ends early (e.g. a cut capture)   */
+    PCQ_FAMILY_CONTAINER, /* contained item exceeds its container        */
+    PCQ_FAMILY_MALFORMED, /* any other malformed input                   */
     PCQ_FAMILY_LIMIT,
     PCQ_FAMILY_NONCONFORMANT,
-    PCQ_FAMILY_CALLER       /* buffer too small, invalid argument, state   */
+    PCQ_FAMILY_CALLER /* buffer too small, invalid argument, state   */
 } pcq_family;
 
-PCQ_API const char *pcq_strerror(int status);      /* never NULL */
-PCQ_API const char *pcq_status_name(int status);   /* "PCQ_ERR_TRUNCATED" */
+/* A sentence for a status ("unknown status" for other values); never NULL. */
+PCQ_API const char *pcq_strerror(int status);
+/* The status's name, "PCQ_ERR_TRUNCATED" ("PCQ_ERR_UNKNOWN"); never NULL. */
+PCQ_API const char *pcq_status_name(int status);
+/* The family a status belongs to. */
 PCQ_API pcq_family pcq_status_family(int status);
 
 /* The first error of a call. offset: byte offset into the input; what: the
@@ -117,9 +164,14 @@ typedef struct pcq_error {
     int diag;
 } pcq_error;
 
+/* The one way errors are raised, in the library and in its tools: when e is
+ * not NULL, fills it with code, offset and what (diag 0). Returns code. */
+PCQ_API int pcq_error_set(pcq_error *e, int code, size_t offset, const char *what);
+
 /* ------------------------------------------------------------------------ */
 /* Diagnostics: walkable input that breaks a MUST of the spec.              */
 /* ------------------------------------------------------------------------ */
+/* clang-format off */
 #define PCQ_DIAG_TABLE(X)                                                               \
     X(PCQ_DIAG_UNALIGNED,             1, "structure does not start on an 8-byte boundary") \
     X(PCQ_DIAG_SIZE_NOT_MULTIPLE_OF_8, 2, "size is not a multiple of 8")                  \
@@ -134,7 +186,10 @@ typedef struct pcq_error {
     X(PCQ_DIAG_COUNTER_TYPE,         11, "counter Type is not one of the spec's types")   \
     X(PCQ_DIAG_TRAILING_BYTES,       12, "bytes after the last structure")                \
     X(PCQ_DIAG_DUPLICATE_ID,         13, "CounterId is not unique in the counterset")     \
-    X(PCQ_DIAG_RELATED_COUNTER,      14, "related counter missing or of the wrong type")
+    X(PCQ_DIAG_RELATED_COUNTER,      14, "related counter missing or of the wrong type")  \
+    X(PCQ_DIAG_UNREFERENCED,         15, "string-area bytes that no entry references")    \
+    X(PCQ_DIAG_CHECK_SKIPPED,        16, "set-wide check skipped: give pcq_opts.scratch")
+/* clang-format on */
 
 typedef enum pcq_diag_code {
 #define PCQ_X_(name, value, text) name = value,
@@ -143,47 +198,155 @@ typedef enum pcq_diag_code {
     PCQ_DIAG_END_
 } pcq_diag_code;
 
-PCQ_API const char *pcq_diag_name(int code);   /* "PCQ_DIAG_UNALIGNED" */
-PCQ_API const char *pcq_diag_text(int code);   /* human sentence       */
+/* "PCQ_DIAG_UNALIGNED" ("PCQ_DIAG_UNKNOWN" for other values); never NULL. */
+PCQ_API const char *pcq_diag_name(int code);
+/* A sentence for a diagnostic ("unknown diagnostic"); never NULL. */
+PCQ_API const char *pcq_diag_text(int code);
 
+/* One diagnostic, as pcq_opts.on_diag receives it. */
 typedef struct pcq_diag {
-    int code;           /* pcq_diag_code */
-    size_t offset;
-    const char *what;   /* the field or structure, static string */
+    int code;         /* pcq_diag_code */
+    size_t offset;    /* byte offset of the field or structure in the input */
+    const char *what; /* the field or structure, static string */
 } pcq_diag;
 
-/* Decoding options. NULL means: lenient, diagnostics not reported.
- * on_diag is called for every diagnostic, in walk order, before PCQ_STRICT
- * turns the first one into the error. */
-#define PCQ_STRICT 1u   /* the first diagnostic becomes PCQ_ERR_NONCONFORMANT */
+/* Decoding options. NULL means: lenient, diagnostics neither looked for nor
+ * reported. Zero-initialize it (`pcq_opts o = {0};`): fields may be added.
+ *
+ * on_diag is called for every diagnostic, in wire order, as the walk reaches
+ * it; with PCQ_STRICT the first one (other than PCQ_DIAG_CHECK_SKIPPED,
+ * which says that a check was not made, not that a rule was broken) then
+ * becomes the error PCQ_ERR_NONCONFORMANT at its offset.
+ *
+ * scratch: memory for the set-wide checks of counterset-info (CounterId
+ * unique, BaseCounterId/PerfTimeId/PerfFreqId/MultiId present with the right
+ * type) and of string blocks (bytes no entry references, and the walk's
+ * measure of each text in linear time): 8 bytes an entry
+ * (PCQ_SCRATCH_PER_ENTRY). Sets of up to PCQ_PAIR_CHECK_MAX entries need
+ * none; a larger set without enough scratch gets PCQ_DIAG_CHECK_SKIPPED
+ * instead. The library only writes it during a call that has it. */
+#define PCQ_STRICT            1u /* the first diagnostic becomes PCQ_ERR_NONCONFORMANT */
+#define PCQ_BULK              2u /* pcq_walk: values and counter ids in bulk (pcq_walk_next) */
+#define PCQ_SCRATCH_PER_ENTRY 8u
 typedef struct pcq_opts {
     unsigned flags;
-    void (*on_diag)(void *ctx, const pcq_diag *d);  /* may be NULL */
+    void (*on_diag)(void *ctx, const pcq_diag *d); /* may be NULL */
     void *ctx;
+    void *scratch;       /* may be NULL */
+    size_t scratch_size; /* bytes at scratch */
 } pcq_opts;
 
 /* ------------------------------------------------------------------------ */
 /* Buffer kinds and where they travel (§3.1.4.1).                           */
 /* ------------------------------------------------------------------------ */
 typedef enum pcq_kind {
-    PCQ_KIND_NONE = 0,          /* the message carries no such buffer      */
-    PCQ_KIND_COUNTERSET_INFO,   /* opnum 1 reply, RequestCode 1            */
-    PCQ_KIND_COUNTER_INFO,      /* opnum 1 reply, RequestCode 2            */
-    PCQ_KIND_STRINGS,           /* opnum 1 reply, RequestCode 5, 6, 10     */
-    PCQ_KIND_STRING,            /* opnum 1 reply, RequestCode 3, 4, 7, 9   */
-    PCQ_KIND_GUID,              /* opnum 1 reply, RequestCode 8            */
-    PCQ_KIND_GUIDS,             /* opnum 0 reply (lpData)                  */
-    PCQ_KIND_INSTANCES,         /* opnum 2 reply                           */
-    PCQ_KIND_IDENTIFIERS,       /* opnum 5 reply; opnum 7 request + reply  */
-    PCQ_KIND_DATA,              /* opnum 6 reply                           */
+    PCQ_KIND_NONE = 0,        /* the message carries no such buffer      */
+    PCQ_KIND_COUNTERSET_INFO, /* opnum 1 reply, RequestCode 1            */
+    PCQ_KIND_COUNTER_INFO,    /* opnum 1 reply, RequestCode 2            */
+    PCQ_KIND_STRINGS,         /* opnum 1 reply, RequestCode 5, 6, 10     */
+    PCQ_KIND_STRING,          /* opnum 1 reply, RequestCode 3, 4, 7, 9   */
+    PCQ_KIND_GUID,            /* opnum 1 reply, RequestCode 8            */
+    PCQ_KIND_GUIDS,           /* opnum 0 reply (lpData)                  */
+    PCQ_KIND_INSTANCES,       /* opnum 2 reply                           */
+    PCQ_KIND_IDENTIFIERS,     /* opnum 5 reply; opnum 7 request + reply  */
+    PCQ_KIND_DATA,            /* opnum 6 reply                           */
     PCQ_KIND_END_
 } pcq_kind;
 
 /* Which buffer lpData holds for (opnum, RequestCode, direction). request_code
  * matters for opnum 1 only. is_reply: 0 for the request, 1 for the reply. */
 PCQ_API pcq_kind pcq_kind_for(uint32_t opnum, uint32_t request_code, int is_reply);
-PCQ_API const char *pcq_kind_name(pcq_kind kind);          /* "counterset-info" */
-PCQ_API pcq_kind pcq_kind_from_name(const char *name);     /* PCQ_KIND_NONE if unknown */
+/* "counterset-info", ... ("none" for PCQ_KIND_NONE and other values). */
+PCQ_API const char *pcq_kind_name(pcq_kind kind);
+/* The kind named so; PCQ_KIND_NONE if unknown (or NULL). */
+PCQ_API pcq_kind pcq_kind_from_name(const char *name);
+
+/* ------------------------------------------------------------------------ */
+/* Counter types: one table for the codec, the evaluator and the tools.      */
+/* The 34 types of §2.2.4.2 (spec = 1) and five winperf.h types servers are  */
+/* known to report (spec = 0). In ascending order of value. Columns:         */
+/*   name, value, spec, size (value bytes the size bits give: 4, 8, 0),      */
+/*   samples (1 or 2), req (related counters §2.2.4.2 requires: PCQ_REQ_*),  */
+/*   base (the type its BaseCounterId must have, §2.2.4.2 table; 0 none),    */
+/*   needs (what the formula reads: PCQ_CALC_NEEDS_*), timebase, unit,       */
+/*   displayable, hex, op (the evaluator's formula), formula (docs/formulas). */
+/* ------------------------------------------------------------------------ */
+#define PCQ_REQ_BASE  1u /* a BaseCounterId of type `base` */
+#define PCQ_REQ_TIME  2u /* PerfTimeId and PerfFreqId, PERF_COUNTER_LARGE_RAWCOUNT */
+#define PCQ_REQ_MULTI 4u /* a MultiId of type PERF_COUNTER_RAWCOUNT */
+
+/* clang-format off */
+#define PCQ_COUNTER_TYPE_TABLE(X)                                                                     \
+    X(PERF_COUNTER_RAWCOUNT_HEX,       0x00000000u, 1, 4, 1, 0, 0, 0, NONE, NONE, 1, 1, RAW, "N (hex)") \
+    X(PERF_COUNTER_LARGE_RAWCOUNT_HEX, 0x00000100u, 1, 8, 1, 0, 0, 0, NONE, NONE, 1, 1, RAW, "N (hex)") \
+    X(PERF_COUNTER_TEXT,               0x00000B00u, 1, 0, 1, 0, 0, 0, NONE, TEXT, 0, 0, TEXT, "text")   \
+    X(PERF_COUNTER_RAWCOUNT,           0x00010000u, 1, 4, 1, 0, 0, 0, NONE, NONE, 1, 0, RAW, "N")       \
+    X(PERF_COUNTER_LARGE_RAWCOUNT,     0x00010100u, 1, 8, 1, 0, 0, 0, NONE, NONE, 1, 0, RAW, "N")       \
+    X(PERF_COUNTER_DELTA,              0x00400400u, 0, 4, 2, 0, 0, 0, NONE, NONE, 1, 0, DELTA, "dN")    \
+    X(PERF_COUNTER_LARGE_DELTA,        0x00400500u, 0, 8, 2, 0, 0, 0, NONE, NONE, 1, 0, DELTA, "dN")    \
+    X(PERF_SAMPLE_COUNTER,             0x00410400u, 1, 4, 2, 0, 0, 0, TICK, NONE, 1, 0, RATE, "dN / (dT / F)") \
+    X(PERF_COUNTER_QUEUELEN_TYPE,      0x00450400u, 1, 4, 2, 0, 0, 0, TICK, NONE, 1, 0, QUEUE, "dN / dT") \
+    X(PERF_COUNTER_LARGE_QUEUELEN_TYPE, 0x00450500u, 1, 8, 2, 0, 0, 0, TICK, NONE, 1, 0, QUEUE, "dN / dT") \
+    X(PERF_COUNTER_100NS_QUEUELEN_TYPE, 0x00550500u, 1, 8, 2, 0, 0, 0, 100NS, NONE, 1, 0, QUEUE, "dN / dT100") \
+    X(PERF_COUNTER_OBJ_TIME_QUEUELEN_TYPE, 0x00650500u, 1, 8, 2, PCQ_REQ_TIME, 0, PCQ_CALC_NEEDS_TIME, \
+      OBJECT, NONE, 1, 0, QUEUE, "dN / dTo")                                                          \
+    X(PERF_COUNTER_COUNTER,            0x10410400u, 1, 4, 2, 0, 0, 0, TICK, PER_SEC, 1, 0, RATE, "dN / (dT / F)") \
+    X(PERF_COUNTER_BULK_COUNT,         0x10410500u, 1, 8, 2, 0, 0, 0, TICK, PER_SEC, 1, 0, RATE, "dN / (dT / F)") \
+    X(PERF_RAW_FRACTION,               0x20020400u, 1, 4, 1, PCQ_REQ_BASE, 0x40030403u, PCQ_CALC_NEEDS_BASE, \
+      NONE, PERCENT, 1, 0, RAW_FRACTION, "100 N / B")                                                 \
+    X(PERF_LARGE_RAW_FRACTION,         0x20020500u, 1, 8, 1, PCQ_REQ_BASE, 0x40030500u, PCQ_CALC_NEEDS_BASE, \
+      NONE, PERCENT, 1, 0, RAW_FRACTION, "100 N / B")                                                 \
+    X(PERF_COUNTER_TIMER,              0x20410500u, 1, 8, 2, 0, 0, 0, TICK, PERCENT, 1, 0, TIMER, "100 dN / dT") \
+    X(PERF_PRECISION_SYSTEM_TIMER,     0x20470500u, 1, 8, 2, PCQ_REQ_BASE, 0x40030500u, PCQ_CALC_NEEDS_BASE, \
+      BASE, PERCENT, 1, 0, TIMER, "100 dN / dB")                                                      \
+    X(PERF_100NSEC_TIMER,              0x20510500u, 1, 8, 2, 0, 0, 0, 100NS, PERCENT, 1, 0, TIMER, "100 dN / dT100") \
+    X(PERF_PRECISION_100NS_TIMER,      0x20570500u, 1, 8, 2, PCQ_REQ_BASE, 0x40030500u, PCQ_CALC_NEEDS_BASE, \
+      BASE, PERCENT, 1, 0, TIMER, "100 dN / dB")                                                      \
+    X(PERF_OBJ_TIME_TIMER,             0x20610500u, 1, 8, 2, PCQ_REQ_TIME, 0, PCQ_CALC_NEEDS_TIME,      \
+      OBJECT, PERCENT, 1, 0, TIMER, "100 dN / dTo")                                                   \
+    X(PERF_PRECISION_OBJECT_TIMER,     0x20670500u, 1, 8, 2, PCQ_REQ_TIME, 0, PCQ_CALC_NEEDS_TIME,      \
+      OBJECT, PERCENT, 1, 0, TIMER, "100 dN / dTo")                                                   \
+    X(PERF_SAMPLE_FRACTION,            0x20C20400u, 1, 4, 2, PCQ_REQ_BASE, 0x40030401u, PCQ_CALC_NEEDS_BASE, \
+      NONE, PERCENT, 1, 0, FRACTION, "100 dN / dB")                                                   \
+    X(PERF_COUNTER_TIMER_INV,          0x21410500u, 1, 8, 2, 0, 0, 0, TICK, PERCENT, 1, 0, TIMER_INV, "100 (1 - dN / dT)") \
+    X(PERF_100NSEC_TIMER_INV,          0x21510500u, 1, 8, 2, 0, 0, 0, 100NS, PERCENT, 1, 0, TIMER_INV, \
+      "100 (1 - dN / dT100)")                                                                         \
+    X(PERF_COUNTER_MULTI_TIMER,        0x22410500u, 1, 8, 2, PCQ_REQ_MULTI, 0, PCQ_CALC_NEEDS_MULTI,    \
+      TICK, PERCENT, 1, 0, MULTI, "100 (dN / dT) / M")                                                \
+    X(PERF_100NSEC_MULTI_TIMER,        0x22510500u, 1, 8, 2, PCQ_REQ_MULTI, 0, PCQ_CALC_NEEDS_MULTI,    \
+      100NS, PERCENT, 1, 0, MULTI, "100 (dN / dT100) / M")                                            \
+    X(PERF_COUNTER_MULTI_TIMER_INV,    0x23410500u, 1, 8, 2, PCQ_REQ_MULTI, 0, PCQ_CALC_NEEDS_MULTI,    \
+      TICK, PERCENT, 1, 0, MULTI_INV, "100 (M - dN / dT) / M")                                        \
+    X(PERF_100NSEC_MULTI_TIMER_INV,    0x23510500u, 1, 8, 2, PCQ_REQ_MULTI, 0, PCQ_CALC_NEEDS_MULTI,    \
+      100NS, PERCENT, 1, 0, MULTI_INV, "100 (M - dN / dT100) / M")                                    \
+    X(PERF_AVERAGE_TIMER,              0x30020400u, 1, 4, 2, PCQ_REQ_BASE, 0x40030402u, PCQ_CALC_NEEDS_BASE, \
+      TICK, SECONDS, 1, 0, AVG_TIMER, "(dN / F) / dB")                                                \
+    X(PERF_ELAPSED_TIME,               0x30240500u, 1, 8, 1, PCQ_REQ_TIME, 0,                          \
+      PCQ_CALC_NEEDS_TIME | PCQ_CALC_NEEDS_FREQ, OBJECT, SECONDS, 1, 0, ELAPSED, "(To - N) / Fo")     \
+    X(PERF_COUNTER_NODATA,             0x40000200u, 0, 0, 1, 0, 0, 0, NONE, NONE, 0, 0, BASE, "none")   \
+    X(PERF_AVERAGE_BULK,               0x40020500u, 1, 8, 2, PCQ_REQ_BASE, 0x40030402u, PCQ_CALC_NEEDS_BASE, \
+      NONE, NONE, 1, 0, AVG_BULK, "dN / dB")                                                          \
+    X(PERF_SAMPLE_BASE,                0x40030401u, 1, 4, 1, 0, 0, 0, NONE, NONE, 0, 0, BASE, "base")   \
+    X(PERF_AVERAGE_BASE,               0x40030402u, 1, 4, 1, 0, 0, 0, NONE, NONE, 0, 0, BASE, "base")   \
+    X(PERF_RAW_BASE,                   0x40030403u, 1, 4, 1, 0, 0, 0, NONE, NONE, 0, 0, BASE, "base")   \
+    X(PERF_LARGE_RAW_BASE,             0x40030500u, 1, 8, 1, 0, 0, 0, NONE, NONE, 0, 0, BASE, "base")   \
+    X(PERF_COUNTER_MULTI_BASE,         0x42030500u, 0, 8, 1, 0, 0, 0, NONE, NONE, 0, 0, BASE, "base")   \
+    X(PERF_COUNTER_HISTOGRAM_TYPE,     0x80000000u, 0, 0, 1, 0, 0, 0, NONE, NONE, 0, 0, NONE, "none")
+/* clang-format on */
+
+/* What the evaluator's formulas read (the `needs` column). */
+#define PCQ_CALC_NEEDS_BASE  1u /* BaseCounterId */
+#define PCQ_CALC_NEEDS_TIME  2u /* PerfTimeId (To) */
+#define PCQ_CALC_NEEDS_FREQ  4u /* PerfFreqId (Fo) */
+#define PCQ_CALC_NEEDS_MULTI 8u /* MultiId (M) */
+
+/* "PERF_COUNTER_COUNTER"; NULL when the type is not in the table. */
+PCQ_API const char *pcq_counter_type_name(uint32_t type);
+/* 1 when the type is one of the 34 of §2.2.4.2, else 0. */
+PCQ_API int pcq_counter_type_is_known(uint32_t type);
+/* The related counters §2.2.4.2 requires of a type (PCQ_REQ_*), and in
+ * *base_type (may be NULL) the type its BaseCounterId must have (0: none). */
+PCQ_API unsigned pcq_counter_type_requires(uint32_t type, uint32_t *base_type);
 
 /* ------------------------------------------------------------------------ */
 /* Plain values.                                                            */
@@ -202,18 +365,112 @@ typedef struct pcq_guid {
     uint8_t data4[8];
 } pcq_guid;
 
+/* SYSTEMTIME, [MS-DTYP] §2.3.13: eight little-endian 16-bit fields. */
 typedef struct pcq_systemtime {
     uint16_t year, month, day_of_week, day, hour, minute, second, milliseconds;
 } pcq_systemtime;
 
 /* ------------------------------------------------------------------------ */
+/* The layout: every wire structure of §2.2.4 described once, field by      */
+/* field. The decoder's offsets, pcqdump's tree and JSON and the Wireshark   */
+/* plugin's fields all come from this one description (pcq_codec.c).         */
+/* ------------------------------------------------------------------------ */
+/* The structures a walk yields (pcq_item.type). */
+typedef enum pcq_struct_type {
+    PCQ_S_NONE = 0,              /* no structure (an error about a container)       */
+    PCQ_S_COUNTERSET_REG_INFO,   /* _PERF_COUNTERSET_REG_INFO, 32 bytes, §2.2.4.1  */
+    PCQ_S_COUNTER_REG_INFO,      /* _PERF_COUNTER_REG_INFO, 48 bytes, §2.2.4.2     */
+    PCQ_S_STRING_BUFFER_HEADER,  /* _STRING_BUFFER_HEADER, 8 bytes, §2.2.4.3       */
+    PCQ_S_STRING_COUNTER_HEADER, /* _STRING_COUNTER_HEADER, 8 bytes, and its text  */
+    PCQ_S_STRING,                /* one NUL-terminated string (RequestCode 3,4,7,9) */
+    PCQ_S_PROVIDER_GUID,         /* the provider's GUID (RequestCode 8)             */
+    PCQ_S_COUNTERSET_GUID,       /* one GUID of the opnum 0 array                   */
+    PCQ_S_INSTANCE,              /* _PERF_INSTANCE_HEADER + name, opnum 2 (§3.1.4.1.3) */
+    PCQ_S_COUNTER_IDENTIFIER,    /* _PERF_COUNTER_IDENTIFIER + name, 40 bytes + name */
+    PCQ_S_DATA_HEADER,           /* _PERF_DATA_HEADER, 48 bytes, §2.2.4.7          */
+    PCQ_S_COUNTER_HEADER,        /* _PERF_COUNTER_HEADER (a block), 16, §2.2.4.8   */
+    PCQ_S_MULTI_COUNTERS,        /* _PERF_MULTI_COUNTERS, 8, §2.2.4.11             */
+    PCQ_S_COUNTER_ID,            /* one element of its counter ID array, 4 bytes    */
+    PCQ_S_MULTI_INSTANCES,       /* _PERF_MULTI_INSTANCES, 8, §2.2.4.10            */
+    PCQ_S_DATA_INSTANCE,         /* _PERF_INSTANCE_HEADER + name inside a block     */
+    PCQ_S_COUNTER_DATA,          /* _PERF_COUNTER_DATA + its value, §2.2.4.9       */
+    PCQ_S_END_
+} pcq_struct_type;
+
+/* How a field is stored. The variable parts (a name, a string's text, a
+ * value's bytes, the dwOffset convention) have size 0: the walk's item
+ * carries them. */
+typedef enum pcq_field_type {
+    PCQ_FT_U16 = 1,
+    PCQ_FT_U32,
+    PCQ_FT_I32,
+    PCQ_FT_U64,
+    PCQ_FT_GUID,
+    PCQ_FT_NAME,      /* UTF-16LE name after the fixed part, to its NUL */
+    PCQ_FT_TEXT,      /* a string entry's text (may be absent)          */
+    PCQ_FT_VALUE,     /* dwDataSize value bytes: an integer if 4 or 8   */
+    PCQ_FT_CONVENTION /* a string block's dwOffset convention           */
+} pcq_field_type;
+
+/* How people read a field's value. */
+typedef enum pcq_field_show {
+    PCQ_SHOW_DEC = 0,
+    PCQ_SHOW_HEX,
+    PCQ_SHOW_ID,            /* a counter id; 0xFFFFFFFF: none / wildcard / absent */
+    PCQ_SHOW_STATUS,        /* a Win32 error code (pcq_win32_status_name)         */
+    PCQ_SHOW_BLOCK_TYPE,    /* pcq_block_type_name                                */
+    PCQ_SHOW_COUNTER_TYPE,  /* pcq_counter_type_name, in hex                      */
+    PCQ_SHOW_DETAIL_LEVEL,  /* pcq_detail_level_name                              */
+    PCQ_SHOW_INSTANCE_TYPE, /* pcq_instance_type_name, in hex                     */
+    PCQ_SHOW_AGGREGATE,     /* pcq_aggregate_name                                 */
+    PCQ_SHOW_ATTRIB,        /* bit flags, pcq_attrib_bit_name                     */
+    PCQ_SHOW_FILETIME       /* 100 ns since 1601-01-01 UTC                        */
+} pcq_field_show;
+
+/* One field of a wire structure. */
+typedef struct pcq_field {
+    const char *name;   /* as the spec names it: "dwTotalSize"; "SystemTime.wYear" */
+    const char *key;    /* JSON key: "total_size"; a dot nests: "system_time.year" */
+    const char *abbrev; /* filter name, shared where the meaning is: "counter.id"  */
+    const char *what;   /* as errors name it: "_PERF_DATA_HEADER.dwTotalSize"      */
+    uint16_t offset;    /* from the structure's first byte                        */
+    uint8_t size;       /* bytes: 2, 4, 8 or 16; 0 for a variable part            */
+    uint8_t type;       /* pcq_field_type                                         */
+    uint8_t show;       /* pcq_field_show                                         */
+} pcq_field;
+
+/* One wire structure: its name, section, fixed size and fields. */
+typedef struct pcq_struct_info {
+    int type;            /* pcq_struct_type */
+    const char *name;    /* "_PERF_COUNTER_HEADER" */
+    const char *section; /* "§2.2.4.8" */
+    size_t size;         /* bytes of the fixed part */
+    size_t nfields;
+    const pcq_field *fields; /* in wire order; variable parts last */
+} pcq_struct_info;
+
+/* The description of a structure type; NULL for PCQ_S_NONE and unknown values. */
+PCQ_API const pcq_struct_info *pcq_struct_info_of(int type);
+/* Reads the numeric field f (U16, U32, I32 sign-extended to 64 bits in two's
+ * complement, U64) of the structure that starts at `at` in buf. PCQ_OK;
+ * PCQ_ERR_TRUNCATED when its bytes are not all inside [buf, buf + len);
+ * PCQ_ERR_INVALID_ARG for a field that is not numeric. */
+PCQ_API int pcq_field_get(const pcq_field *f, const void *buf, size_t len, size_t at, uint64_t *v);
+/* The name of a field's value where it has one (counter and block types,
+ * Win32 codes, levels, ...; "none" / "wildcard" / "absent" for an ID shown
+ * field of 0xFFFFFFFF); NULL otherwise. */
+PCQ_API const char *pcq_field_value_name(const pcq_field *f, uint64_t v);
+
+/* ------------------------------------------------------------------------ */
 /* counterset-info and counter-info (§2.2.4.1, §2.2.4.2, Figure 1).         */
 /* ------------------------------------------------------------------------ */
+/* _PERF_COUNTERSET_REG_INFO (§2.2.4.1), field by field. */
 typedef struct pcq_counterset_reg {
     pcq_guid guid;
     uint32_t counterset_type, detail_level, num_counters, instance_type;
 } pcq_counterset_reg;
 
+/* _PERF_COUNTER_REG_INFO (§2.2.4.2), field by field (attrib is 64-bit). */
 typedef struct pcq_counter_reg {
     uint32_t counter_id, type;
     uint64_t attrib;
@@ -223,122 +480,103 @@ typedef struct pcq_counter_reg {
     uint32_t aggregate_func, reserved;
 } pcq_counter_reg;
 
+/* A decoded counterset-info: its header, and where its counters are. */
 typedef struct pcq_counterset_info {
     pcq_counterset_reg set;
-    pcq_bytes counters;          /* num_counters x 48 bytes */
-    size_t counters_offset;      /* 32 */
+    pcq_bytes counters;     /* num_counters x 48 bytes */
+    size_t counters_offset; /* 32 */
 } pcq_counterset_info;
 
+/* Validates a counterset-info buffer whole (the walk to its end) and fills
+ * *out (may be NULL). PCQ_OK or the first error in *err (may be NULL). */
 PCQ_API int pcq_decode_counterset_info(const void *buf, size_t len, const pcq_opts *opts,
                                        pcq_counterset_info *out, pcq_error *err);
-/* Counter i (0 <= i < num_counters) of a decoded counterset-info. */
-PCQ_API int pcq_counterset_counter(const pcq_counterset_info *csi, uint32_t i,
-                                   pcq_counter_reg *out);
-PCQ_API int pcq_decode_counter_info(const void *buf, size_t len, const pcq_opts *opts,
-                                    pcq_counter_reg *out, pcq_error *err);
+/* Counter i (0 <= i < num_counters) of a decoded counterset-info; PCQ_OK or
+ * PCQ_ERR_INVALID_ARG. */
+PCQ_API int pcq_counterset_counter(const pcq_counterset_info *csi, uint32_t i, pcq_counter_reg *out);
+/* Validates a counter-info buffer (one _PERF_COUNTER_REG_INFO). */
+PCQ_API int pcq_decode_counter_info(const void *buf, size_t len, const pcq_opts *opts, pcq_counter_reg *out,
+                                    pcq_error *err);
 
 /* ------------------------------------------------------------------------ */
-/* strings (§2.2.4.3, §2.2.4.4, §3.1.4.1.2 Figure 2; NOTES §3).             */
+/* strings (§2.2.4.3, §2.2.4.4, §3.1.4.1.2 Figure 2; NOTES §3; D4).         */
 /* ------------------------------------------------------------------------ */
 typedef enum pcq_str_convention {
-    PCQ_STROFF_NONE = 0,   /* no string present: nothing to tell            */
-    PCQ_STROFF_SPEC,       /* dwOffset from the end of the header array      */
-    PCQ_STROFF_WIN32       /* dwOffset from the start of the block (perflib.h) */
+    PCQ_STROFF_NONE = 0, /* no string present: nothing to tell            */
+    PCQ_STROFF_SPEC,     /* dwOffset from the end of the header array      */
+    PCQ_STROFF_WIN32     /* dwOffset from the start of the block (perflib.h) */
 } pcq_str_convention;
 
 #define PCQ_STRING_ABSENT 0xFFFFFFFFu
 
+/* A decoded string block: _STRING_BUFFER_HEADER (§2.2.4.3) and its convention. */
 typedef struct pcq_strings {
     uint32_t size, num_counters;
     pcq_str_convention convention;
-    pcq_bytes block;             /* the first `size` bytes of the input */
+    pcq_bytes block; /* the first `size` bytes of the input */
 } pcq_strings;
 
+/* One _STRING_COUNTER_HEADER (§2.2.4.4) and the string it points at. */
 typedef struct pcq_string_entry {
-    uint32_t counter_id, offset;  /* raw dwOffset */
-    int present;                  /* 0 when dwOffset is 0xFFFFFFFF */
-    pcq_bytes text;               /* UTF-16LE, without the NUL */
-    size_t text_offset;           /* byte offset of the text in the input */
+    uint32_t counter_id, offset; /* raw dwOffset */
+    int present;                 /* 0 when dwOffset is 0xFFFFFFFF */
+    pcq_bytes text;              /* UTF-16LE, without the NUL */
+    size_t text_offset;          /* byte offset of the text in the input */
 } pcq_string_entry;
 
-/* Validates every entry in time linear in len, also when entries share text. */
-PCQ_API int pcq_decode_strings(const void *buf, size_t len, const pcq_opts *opts,
-                               pcq_strings *out, pcq_error *err);
-/* Entry i of a decoded block; costs the length of its string. */
+/* Validates a string block whole, in time linear in len (also when entries
+ * share text), deciding its dwOffset convention (docs/decisions.md D4). */
+PCQ_API int pcq_decode_strings(const void *buf, size_t len, const pcq_opts *opts, pcq_strings *out,
+                               pcq_error *err);
+/* Entry i of a decoded block with its text; costs the length of its string.
+ * PCQ_OK or PCQ_ERR_INVALID_ARG. */
 PCQ_API int pcq_strings_get(const pcq_strings *s, uint32_t i, pcq_string_entry *out);
+/* Entry i without measuring its text (constant time): counter_id, offset,
+ * present and text_offset; text.ptr points at the text, text.len is 0. */
+PCQ_API int pcq_strings_peek(const pcq_strings *s, uint32_t i, pcq_string_entry *out);
 
 /* ------------------------------------------------------------------------ */
 /* string, guid, guids.                                                     */
 /* ------------------------------------------------------------------------ */
 /* One NUL-terminated UTF-16LE string; *out is the text without the NUL. */
-PCQ_API int pcq_decode_string(const void *buf, size_t len, const pcq_opts *opts,
-                              pcq_bytes *out, pcq_error *err);
-PCQ_API int pcq_decode_guid(const void *buf, size_t len, const pcq_opts *opts,
-                            pcq_guid *out, pcq_error *err);
+PCQ_API int pcq_decode_string(const void *buf, size_t len, const pcq_opts *opts, pcq_bytes *out,
+                              pcq_error *err);
+/* One 16-byte GUID. */
+PCQ_API int pcq_decode_guid(const void *buf, size_t len, const pcq_opts *opts, pcq_guid *out, pcq_error *err);
 
+/* A decoded GUID array: count GUIDs of 16 bytes from ptr. */
 typedef struct pcq_guid_array {
     const uint8_t *ptr;
     size_t count;
 } pcq_guid_array;
 
-PCQ_API int pcq_decode_guids(const void *buf, size_t len, const pcq_opts *opts,
-                             pcq_guid_array *out, pcq_error *err);
+/* An array of GUIDs (len a multiple of 16). */
+PCQ_API int pcq_decode_guids(const void *buf, size_t len, const pcq_opts *opts, pcq_guid_array *out,
+                             pcq_error *err);
+/* GUID i of a decoded array; PCQ_OK or PCQ_ERR_INVALID_ARG. */
 PCQ_API int pcq_guids_get(const pcq_guid_array *a, size_t i, pcq_guid *out);
 /* Reads the 16 bytes at p. */
 PCQ_API void pcq_guid_read(const uint8_t *p, pcq_guid *out);
 
 /* ------------------------------------------------------------------------ */
-/* Iterators. One type for every sequence; it lives on the caller's stack.  */
-/* next() returns 1 with an item, 0 at a clean end, or a negative status    */
-/* (details in it->err). After a successful pcq_decode_*, iteration over    */
-/* the same unchanged bytes never fails. Fields are private.                */
+/* instances (§2.2.4.5, §3.1.4.1.3 Figure 3) and identifiers (§2.2.4.6).    */
 /* ------------------------------------------------------------------------ */
-typedef struct pcq_iter {
-    const uint8_t *buf;
-    size_t buf_len;          /* the whole input */
-    size_t pos, end;         /* current position and end of the container */
-    size_t count_at, size_at;/* offsets of the count and size fields */
-    size_t aux_at;           /* offset blamed when an instance lacks values */
-    const char *count_what, *size_what, *aux_what;  /* their field names */
-    uint32_t left, index;    /* items still expected, items returned */
-    uint32_t nvalues;        /* values per instance (PERF_COUNTERSET) */
-    int mode, bounded;       /* what is iterated; count known? */
-    const pcq_opts *opts;    /* diagnostics while validating, else NULL */
-    pcq_error err;
-} pcq_iter;
-
-/* ------------------------------------------------------------------------ */
-/* instances (§2.2.4.5, §3.1.4.1.3 Figure 3).                               */
-/* ------------------------------------------------------------------------ */
+/* One _PERF_INSTANCE_HEADER of an opnum 2 reply (§2.2.4.5) and its name. */
 typedef struct pcq_instance {
     uint32_t size, instance_id;
-    pcq_bytes name;              /* UTF-16LE, without the NUL */
-    size_t offset;               /* of the _PERF_INSTANCE_HEADER */
+    pcq_bytes name; /* UTF-16LE, without the NUL */
+    size_t offset;  /* of the _PERF_INSTANCE_HEADER */
 } pcq_instance;
 
-/* Validates the whole array; *count (may be NULL) receives the number of instances. */
-PCQ_API int pcq_decode_instances(const void *buf, size_t len, const pcq_opts *opts,
-                                 size_t *count, pcq_error *err);
-PCQ_API void pcq_instances_begin(const void *buf, size_t len, pcq_iter *it);
-PCQ_API int pcq_instances_next(pcq_iter *it, pcq_instance *out);
-
-/* ------------------------------------------------------------------------ */
-/* identifiers (§2.2.4.6, §3.1.4.1.5 Figure 4, §3.1.4.1.7).                 */
-/* ------------------------------------------------------------------------ */
+/* One _PERF_COUNTER_IDENTIFIER (§2.2.4.6) and its instance name. */
 typedef struct pcq_identifier {
     pcq_guid guid;
     uint32_t status, size, counter_id, instance_id, index, reserved;
-    pcq_bytes name;              /* UTF-16LE, without the NUL */
-    size_t offset;
+    pcq_bytes name; /* UTF-16LE, without the NUL */
+    size_t offset;  /* of the structure */
 } pcq_identifier;
 
-#define PCQ_WILDCARD_COUNTER 0xFFFFFFFFu   /* §3.1.4.1.7 */
-
-/* Validates the whole array; *count (may be NULL) receives the number of identifiers. */
-PCQ_API int pcq_decode_identifiers(const void *buf, size_t len, const pcq_opts *opts,
-                                   size_t *count, pcq_error *err);
-PCQ_API void pcq_identifiers_begin(const void *buf, size_t len, pcq_iter *it);
-PCQ_API int pcq_identifiers_next(pcq_iter *it, pcq_identifier *out);
+#define PCQ_WILDCARD_COUNTER 0xFFFFFFFFu /* §3.1.4.1.7 */
 
 /* ------------------------------------------------------------------------ */
 /* data (§2.2.4.7-2.2.4.11, §3.1.4.1.6 Figures 5-9).                         */
@@ -349,50 +587,291 @@ PCQ_API int pcq_identifiers_next(pcq_iter *it, pcq_identifier *out);
 #define PCQ_PERF_MULTI_INSTANCES 4u
 #define PCQ_PERF_COUNTERSET      6u
 
+/* A decoded data buffer: _PERF_DATA_HEADER (§2.2.4.7) and the input. */
 typedef struct pcq_data {
     uint32_t total_size, num_counters;
     uint64_t perf_time_stamp, perf_time_100nsec, perf_freq;
     pcq_systemtime system_time;
-    const uint8_t *buf;          /* the input */
+    const uint8_t *buf; /* the input */
     size_t buf_len;
+    unsigned flags; /* private: what pcq_decode_data learned (PCQ_DATA_CANONICAL_) */
 } pcq_data;
+
+/* pcq_data.flags: every structure in the canonical layout (NOTES §2) and
+ * conforming: 8-aligned, sizes exact, every _PERF_COUNTER_DATA 16 bytes with
+ * a 4- or 8-byte value, every name's NUL in its last 8 bytes followed by
+ * zeros. The iterators then step without checks. */
+#define PCQ_DATA_CANONICAL_ 1u
 
 /* One _PERF_COUNTER_DATA and its value. */
 typedef struct pcq_value {
-    uint32_t data_size, size;    /* dwDataSize, dwSize */
-    pcq_bytes data;              /* the dwDataSize value bytes */
-    uint64_t u64;                /* the value when is_int */
-    int is_int;                  /* data_size is 4 or 8 */
-    size_t offset;               /* of the _PERF_COUNTER_DATA */
+    uint32_t data_size, size; /* dwDataSize, dwSize */
+    pcq_bytes data;           /* the dwDataSize value bytes */
+    uint64_t u64;             /* the value when is_int */
+    int is_int;               /* data_size is 4 or 8 */
+    size_t offset;            /* of the _PERF_COUNTER_DATA */
 } pcq_value;
 
-/* One _PERF_COUNTER_HEADER block. Which fields mean something depends on type. */
+/* One _PERF_COUNTER_HEADER block, with the fixed structures that follow its
+ * header (filled by pcq_blocks_next; the walk yields those as items of their
+ * own). Which fields mean something depends on type. */
 typedef struct pcq_block {
     uint32_t status, type, size, reserved;
-    size_t offset;               /* of the _PERF_COUNTER_HEADER */
-    pcq_value value;             /* type 1 */
-    uint32_t multi_size, num_counters;  /* types 2, 6: _PERF_MULTI_COUNTERS */
-    pcq_bytes counter_ids;       /* types 2, 6: num_counters x 4 bytes */
+    size_t offset;                          /* of the _PERF_COUNTER_HEADER */
+    pcq_value value;                        /* type 1 */
+    uint32_t multi_size, num_counters;      /* types 2, 6: _PERF_MULTI_COUNTERS */
+    pcq_bytes counter_ids;                  /* types 2, 6: num_counters x 4 bytes */
     uint32_t instances_size, num_instances; /* types 4, 6: _PERF_MULTI_INSTANCES */
-    size_t multi_at, instances_at; /* offsets of those two structures (0: none) */
-    size_t body;                 /* private: where values or instances start */
-    size_t body_end;             /* private */
+    size_t multi_at, instances_at;          /* offsets of those two structures (0: none) */
+    size_t body;                            /* private: where values or instances start */
+    size_t body_end;                        /* private */
 } pcq_block;
 
 /* An instance inside a PERF_MULTI_INSTANCES or PERF_COUNTERSET block. */
 typedef struct pcq_data_instance {
     uint32_t size, instance_id;
-    pcq_bytes name;              /* UTF-16LE, without the NUL */
-    size_t offset;               /* of the _PERF_INSTANCE_HEADER */
-    pcq_value value;             /* type 4: its one value */
-    uint32_t num_values;         /* type 6: values that follow */
-    size_t values;               /* private */
-    size_t values_end;           /* private */
+    pcq_bytes name;      /* UTF-16LE, without the NUL */
+    size_t offset;       /* of the _PERF_INSTANCE_HEADER */
+    pcq_value value;     /* type 4: its one value (typed iterators) */
+    uint32_t num_values; /* values that follow: 1 (type 4) or dwCounters (6) */
+    size_t values;       /* offset of its first value */
+    size_t values_end;   /* private: after its last value (typed iterators) */
 } pcq_data_instance;
 
-/* Validates the whole buffer (every block, instance and value). */
-PCQ_API int pcq_decode_data(const void *buf, size_t len, const pcq_opts *opts,
-                            pcq_data *out, pcq_error *err);
+/* ------------------------------------------------------------------------ */
+/* The walk: step by step through a buffer that was NOT validated first.    */
+/*                                                                          */
+/* Each pcq_walk_next yields the next structure in wire order, checked on   */
+/* its own (its fixed part and declared sizes against its container and the */
+/* input), with its offset, size and depth, before anything inside it. When  */
+/* the bytes go wrong it stops with the error that pcq_decode_* reports for */
+/* the same buffer (pcq_decode_* is this walk, run to its end), so every    */
+/* structure before the error has been yielded. A container whose declared  */
+/* size reaches past the input does not stop the walk: what lies inside the */
+/* input is yielded, then PCQ_ERR_TRUNCATED at the first thing cut off.      */
+/* Diagnostics go to opts->on_diag in wire order as they are reached.       */
+/*                                                                          */
+/*     pcq_walk w;                                                          */
+/*     pcq_item it;                                                         */
+/*     int rc;                                                              */
+/*     pcq_walk_begin(&w, PCQ_KIND_DATA, buf, len, NULL);                   */
+/*     while ((rc = pcq_walk_next(&w, &it)) == 1)                           */
+/*         printf("%*s%s at 0x%zx\n", 2 * it.depth, "",                     */
+/*                pcq_struct_info_of(it.type)->name, it.offset);            */
+/*     if (rc < 0)   // it: what was being read when the bytes went wrong   */
+/*         printf("0x%zx: %s (%s)\n", w.err.offset, pcq_strerror(rc),       */
+/*                w.err.what);                                              */
+/*                                                                          */
+/* What comes, by kind (depth in brackets):                                 */
+/*   counterset-info  COUNTERSET_REG_INFO [0], COUNTER_REG_INFO [0] x N     */
+/*   counter-info     COUNTER_REG_INFO [0]                                  */
+/*   strings          STRING_BUFFER_HEADER [0], STRING_COUNTER_HEADER [1]   */
+/*                    x dwCounters (each with its text)                     */
+/*   string           STRING [0];  guid  PROVIDER_GUID [0]                  */
+/*   guids            COUNTERSET_GUID [0] x len / 16                        */
+/*   instances        INSTANCE [0] ...;  identifiers  COUNTER_IDENTIFIER [0] */
+/*   data             DATA_HEADER [0], then per block COUNTER_HEADER [1] and */
+/*                    by dwType: 1 COUNTER_DATA [2]; 2 MULTI_COUNTERS [2],   */
+/*                    COUNTER_ID [3] x n, COUNTER_DATA [2] x n; 4            */
+/*                    MULTI_INSTANCES [2], then DATA_INSTANCE [3] each with  */
+/*                    one COUNTER_DATA [4]; 6 MULTI_COUNTERS [2], COUNTER_ID */
+/*                    [3] x n, MULTI_INSTANCES [2], DATA_INSTANCE [3] each   */
+/*                    with n COUNTER_DATA [4].                              */
+/* ------------------------------------------------------------------------ */
+typedef struct pcq_item {
+    int type;            /* pcq_struct_type */
+    unsigned depth;      /* nesting, 0 at the top (see above) */
+    uint32_t index;      /* position among its siblings */
+    size_t offset;       /* first byte */
+    size_t size;         /* its own bytes: fixed part (+ name, + value) */
+    size_t extent;       /* bytes it declares with what it contains; from
+                                  offset, may reach past the input when it is cut */
+    int single;          /* COUNTER_DATA: the only value its block or instance
+                                  has by layout (types 1 and 4), not one of a list */
+    uint32_t counter_id; /* COUNTER_DATA in a type 2 or 6 block: the id at its
+                                  position in the block's list (has_counter_id) */
+    int has_counter_id;
+    int partial;      /* 1: the structure the walk stopped in (see pcq_walk_next) */
+    size_t values;    /* PCQ_BULK: offset of the first value that follows, checked */
+    uint32_t nvalues; /* PCQ_BULK: how many (read them with pcq_item_values) */
+    int values_fast;  /* PCQ_BULK: all canonical (16 bytes, a 4- or 8-byte value) */
+    union {
+        pcq_counterset_reg set;    /* COUNTERSET_REG_INFO */
+        pcq_counter_reg counter;   /* COUNTER_REG_INFO */
+        pcq_strings strings;       /* STRING_BUFFER_HEADER */
+        pcq_string_entry entry;    /* STRING_COUNTER_HEADER */
+        pcq_bytes text;            /* STRING */
+        pcq_guid guid;             /* PROVIDER_GUID, COUNTERSET_GUID */
+        pcq_instance instance;     /* INSTANCE */
+        pcq_identifier identifier; /* COUNTER_IDENTIFIER */
+        pcq_data data;             /* DATA_HEADER */
+        pcq_block block;           /* COUNTER_HEADER: status, type, size, reserved, offset */
+        struct {
+            uint32_t size, count;
+            pcq_bytes ids;
+        } multi;     /* MULTI_COUNTERS */
+        uint32_t id; /* COUNTER_ID */
+        struct {
+            uint32_t size, count;
+        } instances;                     /* MULTI_INSTANCES */
+        pcq_data_instance data_instance; /* DATA_INSTANCE (value, values_end unused) */
+        pcq_value value;                 /* COUNTER_DATA */
+    } u;
+} pcq_item;
+
+/* Private: one container the walk is inside. */
+typedef struct pcq_walk_frame_ {
+    size_t pos, end;          /* next item; declared end (may pass the input) */
+    size_t count_at, size_at; /* the fields blamed when count or size disagree */
+    size_t ids_at;            /* values of type 2/6: the counter id array */
+    const char *count_what, *size_what;
+    uint32_t left, index; /* items still expected; items yielded */
+    uint32_t nvalues;     /* values per instance */
+    uint8_t kind, phase, flags, btype;
+    uint8_t depth;
+} pcq_walk_frame_;
+
+#define PCQ_WALK_FRAMES_ 6
+
+/* The walk's state: on the caller's stack (about 9 KiB with the default
+ * PCQ_PAIR_CHECK_MAX, 8 bytes an entry, plus 2 KiB); fields are
+ * private but err, which holds the error once pcq_walk_next returned < 0. */
+typedef struct pcq_walk {
+    const uint8_t *buf;
+    size_t len;
+    const pcq_opts *opts;
+    int kind;
+    int nframes;
+    pcq_walk_frame_ frames[PCQ_WALK_FRAMES_];
+    size_t aux[4];     /* private, by kind */
+    unsigned mode;     /* private */
+    uint32_t *scratch; /* the caller's, when large enough */
+    size_t nsorted;    /* entries in the set-wide table */
+    int set_checks;    /* 1 checked, 0 none, -1 skipped */
+    pcq_item cut;      /* PCQ_BULK: the item an error found ahead cut (type 0: none) */
+    size_t memo[4];    /* private: the last texts measured, by parity: start, NUL */
+    uint32_t *lens;    /* private: the NUL of each string entry's text (sorted sets) */
+    size_t batch; /* private: without room for a string block, 1 + the first entry of the batch measured */
+    uint32_t table[2 * PCQ_PAIR_CHECK_MAX];
+    pcq_error err;
+} pcq_walk;
+
+/* Starts a walk of buf (len bytes, unvalidated) as `kind`. opts as for
+ * pcq_decode_* (may be NULL); it and the bytes must outlive the walk. */
+PCQ_API void pcq_walk_begin(pcq_walk *w, pcq_kind kind, const void *buf, size_t len, const pcq_opts *opts);
+/* The next structure: 1 with *item; 0 at the end of a buffer that is whole
+ * and well formed (pcq_decode_* would return PCQ_OK); or a negative status,
+ * the error also in w->err. On an error *item describes the structure that
+ * was being read (type, depth, index, offset; PCQ_S_NONE when the error is
+ * about a container's count or size as a whole) and item->size says how many
+ * of its first bytes can be shown: the fields that lie wholly inside them
+ * (before the blamed field, or all that are in the input when the structure
+ * itself is cut); its union is not filled. Later calls return the same
+ * status. Work per call: constant, but for names, string texts and the
+ * set-wide checks at a counterset's or string block's header (linear). */
+PCQ_API int pcq_walk_next(pcq_walk *w, pcq_item *item);
+
+/* PCQ_BULK (in pcq_opts.flags): for a single pass over large data buffers.
+ * The walk yields no COUNTER_ID and no COUNTER_DATA items; it checks them
+ * (in a few instructions a value when they are canonical) before it yields
+ * the item they belong to: the COUNTER_HEADER of a type 1 block (its value),
+ * the _PERF_MULTI_COUNTERS of a type 2 or 6 block (its ids, and for type 2
+ * its values) and each DATA_INSTANCE (its values). That item's `values` and
+ * `nvalues` say where they are; pcq_item_values gives an iterator over them
+ * (which cannot fail) and pcq_values_read_u64 reads them in one call. When
+ * the bytes go wrong among them, the item comes with the values before the
+ * error (nvalues counts them) and the next call returns the error, with the
+ * structure it cut as *item. Diagnostics among them come before the item.
+ * Everything else (errors, offsets, diagnostics, their order) is the walk's.
+ *
+ *     pcq_opts o = {0};
+ *     uint64_t v[64];
+ *     o.flags = PCQ_BULK;
+ *     pcq_walk_begin(&w, PCQ_KIND_DATA, buf, len, &o);
+ *     while (pcq_walk_next(&w, &it) == 1)
+ *         if (it.nvalues) {
+ *             pcq_iter vals;
+ *             size_t n;
+ *             pcq_item_values(&w, &it, &vals);
+ *             while ((n = pcq_values_read_u64(&vals, v, 64)) > 0) use(v, n);
+ *         }
+ */
+struct pcq_iter;
+PCQ_API void pcq_item_values(const pcq_walk *w, const pcq_item *item, struct pcq_iter *it);
+
+/* The value of one field of a walk's item, for tools that show items from
+ * the layout (pcqdump, the Wireshark plugin, the Python binding). */
+typedef enum pcq_value_kind {
+    PCQ_V_NONE = 0, /* not available: a partial item's unread field or name */
+    PCQ_V_UNSIGNED, /* u: U16, U32, U64; an integer value (4 or 8 bytes)     */
+    PCQ_V_SIGNED,   /* i: I32                                                */
+    PCQ_V_GUID,     /* guid                                                  */
+    PCQ_V_TEXT,     /* bytes: UTF-16LE without its NUL                       */
+    PCQ_V_ABSENT,   /* a string entry with no string (dwOffset 0xFFFFFFFF)   */
+    PCQ_V_BYTES,    /* bytes: a value that is not 4 or 8 bytes               */
+    PCQ_V_WORD      /* word: a static name (the dwOffset convention)         */
+} pcq_value_kind;
+
+/* A field's value; which member holds it depends on kind. */
+typedef struct pcq_field_value {
+    int kind;      /* pcq_value_kind */
+    size_t offset; /* where it is in the input (a text: its first byte) */
+    uint64_t u;
+    int64_t i;
+    pcq_guid guid;
+    pcq_bytes bytes;
+    const char *word;
+} pcq_field_value;
+
+/* Field f (of the structure type of it) of an item that pcq_walk_next gave
+ * for the bytes buf, len: a fixed field from its bytes, when they lie in the
+ * item's first it->size bytes; a variable part from the item (never for a
+ * partial one). Fills *out and returns its kind. */
+PCQ_API int pcq_item_field(const pcq_item *it, const pcq_field *f, const void *buf, size_t len,
+                           pcq_field_value *out);
+
+/* 1 when the item is an element of an array of its container, which tools
+ * show as name[index] (string entries, GUIDs, instances, identifiers, data
+ * blocks, counter ids, data instances; a counter's registration info in a
+ * counterset-info reply, not the lone one of a counter-info reply; a value
+ * unless it is its block's or instance's only one); else 0. */
+PCQ_API int pcq_item_is_element(const pcq_item *it, pcq_kind kind);
+
+/* ------------------------------------------------------------------------ */
+/* Typed iterators over a decoded buffer. One type for every sequence; it   */
+/* lives on the caller's stack. next() returns 1 with an item, 0 at a clean */
+/* end, or a negative status (details in it->err). After a successful       */
+/* pcq_decode_*, iteration over the same unchanged bytes never fails. On    */
+/* bytes that were not validated they check what they read, but not what    */
+/* they step over: use the walk for that. Fields are private but err.       */
+/* ------------------------------------------------------------------------ */
+typedef struct pcq_iter {
+    const uint8_t *buf; /* private: the whole input */
+    size_t len;         /* private: its length */
+    pcq_walk_frame_ f;  /* private: the sequence and where it stands */
+    unsigned fast;      /* private: canonical bytes, stepped without checks */
+    pcq_error err;      /* why next() returned a negative status */
+} pcq_iter;
+
+/* instances: the opnum 2 array. */
+/* Validates the whole array; *count (may be NULL) receives the number of instances. */
+PCQ_API int pcq_decode_instances(const void *buf, size_t len, const pcq_opts *opts, size_t *count,
+                                 pcq_error *err);
+/* Iterates the array (decoded or not); next() fills *out with one instance. */
+PCQ_API void pcq_instances_begin(const void *buf, size_t len, pcq_iter *it);
+PCQ_API int pcq_instances_next(pcq_iter *it, pcq_instance *out);
+
+/* identifiers: opnum 5 reply, opnum 7 request and reply. */
+/* Validates the whole array; *count (may be NULL) receives the number of identifiers. */
+PCQ_API int pcq_decode_identifiers(const void *buf, size_t len, const pcq_opts *opts, size_t *count,
+                                   pcq_error *err);
+/* Iterates the array (decoded or not); next() fills *out with one identifier. */
+PCQ_API void pcq_identifiers_begin(const void *buf, size_t len, pcq_iter *it);
+PCQ_API int pcq_identifiers_next(pcq_iter *it, pcq_identifier *out);
+
+/* data: validates the whole buffer (every block, instance and value). */
+PCQ_API int pcq_decode_data(const void *buf, size_t len, const pcq_opts *opts, pcq_data *out, pcq_error *err);
+/* The blocks of a decoded data buffer; next() fills *out with one block. */
 PCQ_API void pcq_data_blocks(const pcq_data *d, pcq_iter *it);
 PCQ_API int pcq_blocks_next(pcq_iter *it, pcq_block *out);
 /* Counter id i of a type 2 or 6 block (0 if out of range). */
@@ -400,18 +879,215 @@ PCQ_API uint32_t pcq_block_counter_id(const pcq_block *b, uint32_t i);
 /* Values of a block: dwCounters of a type 2 block, the one of a type 1 block
  * (also in out->value), none for the other types. */
 PCQ_API void pcq_block_values(const pcq_data *d, const pcq_block *b, pcq_iter *it);
-/* Instances of a type 4 or 6 block. */
+/* Instances of a type 4 or 6 block; next() fills *out with one instance. */
 PCQ_API void pcq_block_instances(const pcq_data *d, const pcq_block *b, pcq_iter *it);
 PCQ_API int pcq_instances_of_block_next(pcq_iter *it, pcq_data_instance *out);
-/* Values of one instance of a type 6 block. */
+/* Values of one instance of a type 6 block (or of a type 4 block: its one);
+ * next() fills *out with one value (for either values iterator). */
 PCQ_API void pcq_instance_values(const pcq_data *d, const pcq_data_instance *inst, pcq_iter *it);
 PCQ_API int pcq_values_next(pcq_iter *it, pcq_value *out);
+
+/* A value in brief (16 bytes): what a collector keeps. */
+typedef struct pcq_vref {
+    uint64_t u64;       /* the value when data_size is 4 or 8, else 0 */
+    uint32_t offset;    /* of its _PERF_COUNTER_DATA (dwTotalSize is 32-bit) */
+    uint32_t data_size; /* dwDataSize */
+} pcq_vref;
+
+/* Batch accessor: up to cap values of a values iterator into out, in one
+ * call. Returns how many it read; fewer than cap at the end of the sequence
+ * or on an error (then it->err holds it, as pcq_values_next would). */
+PCQ_API size_t pcq_values_read(pcq_iter *it, pcq_vref *out, size_t cap);
+/* The same as plain integers (a value that is not 4 or 8 bytes reads as 0):
+ * on a canonical buffer (pcq_decode_data found every value 16 bytes) a tight
+ * loop, the fastest way to a block's or an instance's values. */
+PCQ_API size_t pcq_values_read_u64(pcq_iter *it, uint64_t *out, size_t cap);
+/* Value j (0-based) of every instance of a type 4 or 6 block, in instance
+ * order: one counter across instances. PCQ_OK with *count values in out;
+ * PCQ_ERR_BUFFER_TOO_SMALL with *count = the instances (out NULL and cap 0
+ * ask for it); PCQ_ERR_INVALID_ARG for another block type or j too large; or
+ * an iterator's error (bytes not validated). */
+PCQ_API int pcq_block_column_u64(const pcq_data *d, const pcq_block *b, uint32_t j, uint64_t *out, size_t cap,
+                                 size_t *count);
+/* Every value of a type 2, 4 or 6 block by counter: out[j * ninst + i] is
+ * value j of instance i (ninst: its instances; a type 2 block has one, a
+ * type 4 block one value each), ready for pcq_calc_cook_column. PCQ_OK with
+ * *count = all the values; PCQ_ERR_BUFFER_TOO_SMALL with *count = that (out
+ * NULL and cap 0 ask for it); PCQ_ERR_INVALID_ARG for a type 0 or 1 block;
+ * or an iterator's error (bytes not validated). */
+PCQ_API int pcq_block_columns_u64(const pcq_data *d, const pcq_block *b, uint64_t *out, size_t cap,
+                                  size_t *count);
+
+/* ---- the iterators' fast path (private) ---------------------------------- */
+/* On a buffer pcq_decode_data found canonical (PCQ_DATA_CANONICAL_), the
+ * value and instance iterators step without checks. These inline copies of
+ * that step let a loop over millions of values cost a few instructions per
+ * value; the macros below call them, and they call the functions of the same
+ * names (which do the same out of line) for everything else. */
+#if defined(__GNUC__)
+#define PCQ_INLINE_ static __inline__ __attribute__((always_inline))
+#elif defined(__cplusplus) || (defined(__STDC_VERSION__) && __STDC_VERSION__ >= 199901L)
+#define PCQ_INLINE_ static inline
+#else
+#define PCQ_INLINE_ static
+#endif
+
+PCQ_INLINE_ uint32_t pcq_ld32_(const uint8_t *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+PCQ_INLINE_ uint64_t pcq_ld64_(const uint8_t *p)
+{
+    return (uint64_t)pcq_ld32_(p) | (uint64_t)pcq_ld32_(p + 4) << 32;
+}
+
+/* A canonical _PERF_COUNTER_DATA at p (dwSize 16, dwDataSize 4 or 8). */
+PCQ_INLINE_ void pcq_value_at_(const uint8_t *b, size_t at, pcq_value *out)
+{
+    uint32_t ds = pcq_ld32_(b + at);
+    out->data_size = ds;
+    out->size = 16;
+    out->data.ptr = b + at + 8;
+    out->data.len = ds;
+    out->u64 = pcq_ld64_(b + at + 8);
+    if (ds == 4) out->u64 &= 0xFFFFFFFFu;
+    out->is_int = 1;
+    out->offset = at;
+}
+
+PCQ_INLINE_ int pcq_values_next_fast_(pcq_iter *it, pcq_value *out)
+{
+    if (it->fast) {
+        if (!it->f.left) return 0;
+        pcq_value_at_(it->buf, it->f.pos, out);
+        it->f.pos += 16;
+        it->f.left--;
+        return 1;
+    } else { /* on copies, so that *it and *out stay in registers on the fast path */
+        pcq_iter t = *it;
+        pcq_value v;
+        int rc = pcq_values_next(&t, &v);
+        *it = t;
+        if (rc == 1) *out = v;
+        return rc;
+    }
+}
+
+PCQ_INLINE_ void pcq_instance_values_fast_(const pcq_data *d, const pcq_data_instance *inst, pcq_iter *it)
+{
+    if (d->flags & PCQ_DATA_CANONICAL_) {
+        it->buf = d->buf;
+        it->len = d->buf_len;
+        it->f.pos = inst->values;
+        it->f.left = inst->num_values;
+        it->f.index = 0;
+        it->fast = 1;
+        it->err.code = 0;
+        it->err.offset = 0;
+        it->err.what = 0;
+        it->err.diag = 0;
+        return;
+    } else {
+        pcq_iter t;
+        pcq_instance_values(d, inst, &t);
+        *it = t;
+    }
+}
+
+PCQ_INLINE_ void pcq_block_values_fast_(const pcq_data *d, const pcq_block *b, pcq_iter *it)
+{
+    if (d->flags & PCQ_DATA_CANONICAL_) {
+        it->buf = d->buf;
+        it->len = d->buf_len;
+        it->f.pos = b->type == 1 ? b->offset + 16 : b->body;
+        it->f.left = b->type == 1 ? 1 : b->type == 2 ? b->num_counters : 0;
+        it->f.index = 0;
+        it->fast = 1;
+        it->err.code = 0;
+        it->err.offset = 0;
+        it->err.what = 0;
+        it->err.diag = 0;
+    } else {
+        pcq_iter t;
+        pcq_block_values(d, b, &t);
+        *it = t;
+    }
+}
+
+/* A canonical name's NUL is in its last 8 bytes, zeros after it: the name
+ * ends after the non-zero UTF-16 units of that word. */
+PCQ_INLINE_ size_t pcq_name_len_(const uint8_t *b, size_t name, size_t end)
+{
+    uint64_t w = pcq_ld64_(b + end - 8), hi = 0x8000800080008000u;
+    uint64_t zero = ~(((w & ~hi) + ~hi) | w) & hi; /* the high bit of each zero unit */
+    return end - 8 - name + 2 * (4 - (size_t)(((zero >> 15) * 0x0001000100010001u) >> 48));
+}
+
+PCQ_INLINE_ int pcq_instances_of_block_next_fast_(pcq_iter *it, pcq_data_instance *out)
+{
+    if (it->fast && it->f.left) {
+        const uint8_t *b = it->buf;
+        size_t at = it->f.pos, size = pcq_ld32_(b + at);
+        out->size = (uint32_t)size;
+        out->instance_id = pcq_ld32_(b + at + 4);
+        out->name.ptr = b + at + 8;
+        out->name.len = pcq_name_len_(b, at + 8, at + size);
+        out->offset = at;
+        out->num_values = it->f.nvalues;
+        out->values = at + size;
+        out->values_end = at + size + 16 * (size_t)it->f.nvalues;
+        if (it->f.nvalues) { /* the last value: a type 4 instance's one */
+            pcq_value_at_(b, out->values_end - 16, &out->value);
+        } else {
+            out->value.data_size = out->value.size = 0;
+            out->value.data.ptr = 0;
+            out->value.data.len = 0;
+            out->value.u64 = 0;
+            out->value.is_int = 0;
+            out->value.offset = 0;
+        }
+        it->f.pos = out->values_end;
+        it->f.left--;
+        it->f.index++;
+        return 1;
+    } else {
+        pcq_iter t = *it;
+        pcq_data_instance v;
+        int rc = pcq_instances_of_block_next(&t, &v);
+        *it = t;
+        if (rc == 1) *out = v;
+        return rc;
+    }
+}
+
+PCQ_INLINE_ size_t pcq_values_read_u64_fast_(pcq_iter *it, uint64_t *out, size_t cap)
+{
+    if (it && out && it->fast) {
+        const uint8_t *p = it->buf + it->f.pos;
+        size_t n = cap < it->f.left ? cap : it->f.left, i;
+        for (i = 0; i < n; i++, p += 16) {
+            uint64_t v = pcq_ld64_(p + 8);
+            out[i] = pcq_ld32_(p) == 4 ? (uint32_t)v : v;
+        }
+        it->f.pos += 16 * n;
+        it->f.left -= (uint32_t)n;
+        it->f.index += (uint32_t)n;
+        return n;
+    }
+    return pcq_values_read_u64(it, out, cap);
+}
+
+#define pcq_values_next(it, out)             pcq_values_next_fast_((it), (out))
+#define pcq_values_read_u64(it, out, cap)    pcq_values_read_u64_fast_((it), (out), (cap))
+#define pcq_instance_values(d, inst, it)     pcq_instance_values_fast_((d), (inst), (it))
+#define pcq_instances_of_block_next(it, out) pcq_instances_of_block_next_fast_((it), (out))
+#define pcq_block_values(d, b, it)           pcq_block_values_fast_((d), (b), (it))
 
 /* ------------------------------------------------------------------------ */
 /* One entry point for every kind (validates; for tools and fuzzers).        */
 /* ------------------------------------------------------------------------ */
-PCQ_API int pcq_validate(pcq_kind kind, const void *buf, size_t len, const pcq_opts *opts,
-                         pcq_error *err);
+PCQ_API int pcq_validate(pcq_kind kind, const void *buf, size_t len, const pcq_opts *opts, pcq_error *err);
 
 /* ------------------------------------------------------------------------ */
 /* Text helpers.                                                            */
@@ -424,28 +1100,24 @@ PCQ_API int pcq_validate(pcq_kind kind, const void *buf, size_t len, const pcq_o
  * boundary). Returns the bytes the full conversion needs, without the NUL.
  * *replaced (may be NULL) receives the number of unpaired surrogates that
  * became U+FFFD. */
-PCQ_API size_t pcq_utf16_to_utf8(const uint8_t *src, size_t nbytes, char *dst, size_t cap,
-                                 size_t *replaced);
+PCQ_API size_t pcq_utf16_to_utf8(const uint8_t *src, size_t nbytes, char *dst, size_t cap, size_t *replaced);
 /* "xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx", lowercase, 36 chars + NUL. */
 #define PCQ_GUID_TEXT_SIZE 37
+/* Writes g in that form into out. */
 PCQ_API void pcq_guid_to_text(const pcq_guid *g, char out[PCQ_GUID_TEXT_SIZE]);
 /* Accepts that form, optionally in braces, either case. PCQ_OK or PCQ_ERR_INVALID_ARG. */
 PCQ_API int pcq_guid_from_text(const char *text, size_t len, pcq_guid *out);
 
 /* Names of the spec's constants; NULL when the value is not a known one. */
-PCQ_API const char *pcq_counter_type_name(uint32_t type);      /* "PERF_COUNTER_COUNTER" */
-PCQ_API const char *pcq_detail_level_name(uint32_t level);     /* "PERF_DETAIL_NOVICE" */
-PCQ_API const char *pcq_instance_type_name(uint32_t type);     /* "PERF_COUNTERSET_MULTI_INSTANCES" */
-PCQ_API const char *pcq_aggregate_name(uint32_t func);         /* "PERF_AGGREGATE_TOTAL" */
-PCQ_API const char *pcq_block_type_name(uint32_t type);        /* "PERF_SINGLE_COUNTER" */
-PCQ_API const char *pcq_request_code_name(uint32_t code);      /* "COUNTERSET_INFO" */
-PCQ_API const char *pcq_win32_status_name(uint32_t status);    /* "ERROR_NO_DATA" */
-PCQ_API const char *pcq_opnum_name(uint32_t opnum);            /* "PerflibV2QueryCounterData" */
+PCQ_API const char *pcq_detail_level_name(uint32_t level);  /* "PERF_DETAIL_NOVICE" */
+PCQ_API const char *pcq_instance_type_name(uint32_t type);  /* "PERF_COUNTERSET_MULTI_INSTANCES" */
+PCQ_API const char *pcq_aggregate_name(uint32_t func);      /* "PERF_AGGREGATE_TOTAL" */
+PCQ_API const char *pcq_block_type_name(uint32_t type);     /* "PERF_SINGLE_COUNTER" */
+PCQ_API const char *pcq_request_code_name(uint32_t code);   /* "COUNTERSET_INFO" */
+PCQ_API const char *pcq_win32_status_name(uint32_t status); /* "ERROR_NO_DATA" */
+PCQ_API const char *pcq_opnum_name(uint32_t opnum);         /* "PerflibV2QueryCounterData" */
 /* Attrib bit i (0..4): "PERF_ATTRIB_BY_REFERENCE", ... */
 PCQ_API const char *pcq_attrib_bit_name(unsigned bit);
-
-/* Counter-type predicates used by validation and the evaluator (§2.2.4.2). */
-PCQ_API int pcq_counter_type_is_known(uint32_t type);   /* one of the 34 spec types */
 
 #ifndef PCQ_NO_ENCODER
 /* ------------------------------------------------------------------------ */
@@ -458,14 +1130,15 @@ PCQ_API int pcq_counter_type_is_known(uint32_t type);   /* one of the 34 spec ty
 /* ------------------------------------------------------------------------ */
 typedef struct pcq_writer {
     uint8_t *dst;
-    size_t cap, len;             /* len: bytes produced so far (may exceed cap) */
+    size_t cap, len; /* len: bytes produced so far (may exceed cap) */
     int err;
-    int state;                   /* private */
-    size_t data_at, block_at, multi_at, inst_at;   /* private */
-    uint32_t nblocks, ninstances, nvalues, want_values;  /* private */
-    uint32_t block_type;         /* private */
+    int state;                                          /* private */
+    size_t data_at, block_at, multi_at, inst_at;        /* private */
+    uint32_t nblocks, ninstances, nvalues, want_values; /* private */
+    uint32_t block_type;                                /* private */
 } pcq_writer;
 
+/* Starts a writer on dst (cap bytes; dst NULL: a sizing pass). */
 PCQ_API void pcq_writer_init(pcq_writer *w, void *dst, size_t cap);
 /* PCQ_OK and *len = bytes written (with dst == NULL: bytes needed, cap
  * ignored); PCQ_ERR_BUFFER_TOO_SMALL and *len = bytes needed; or the first
@@ -482,14 +1155,18 @@ PCQ_API void pcq_writer_init(pcq_writer *w, void *dst, size_t cap);
  *                        an unknown type, finish with a block still open). */
 PCQ_API int pcq_writer_finish(pcq_writer *w, size_t *len);
 
+/* Each put/begin/end call returns PCQ_OK or the writer's (first) error. */
+/* Registration info: the counterset, then each counter (opnum 1, codes 1/2). */
 PCQ_API int pcq_put_counterset_reg(pcq_writer *w, const pcq_counterset_reg *set);
 PCQ_API int pcq_put_counter_reg(pcq_writer *w, const pcq_counter_reg *c);
 /* Text is UTF-16LE without a NUL; the writer adds the NUL. */
 PCQ_API int pcq_put_string(pcq_writer *w, const uint8_t *utf16, size_t nbytes);
+/* One GUID (opnum 1 code 8; opnum 0 is a run of them). */
 PCQ_API int pcq_put_guid(pcq_writer *w, const pcq_guid *g);
-PCQ_API int pcq_put_instance(pcq_writer *w, uint32_t instance_id,
-                             const uint8_t *name16, size_t nbytes);
-PCQ_API int pcq_put_identifier(pcq_writer *w, const pcq_identifier *id); /* uses id->name; size computed */
+/* One opnum 2 instance; name16 as for pcq_put_string. */
+PCQ_API int pcq_put_instance(pcq_writer *w, uint32_t instance_id, const uint8_t *name16, size_t nbytes);
+/* One _PERF_COUNTER_IDENTIFIER: uses id->name (as name16); Size is computed. */
+PCQ_API int pcq_put_identifier(pcq_writer *w, const pcq_identifier *id);
 
 /* A string block: n entries; an entry with present == 0 gets 0xFFFFFFFF.
  * convention: PCQ_STROFF_WIN32 (default for NONE) or PCQ_STROFF_SPEC. */
@@ -497,15 +1174,30 @@ PCQ_API int pcq_put_strings(pcq_writer *w, const pcq_string_entry *entries, uint
                             pcq_str_convention convention);
 
 /* data: begin, blocks, end. Header sizes and counts are back-patched. */
-PCQ_API int pcq_begin_data(pcq_writer *w, const pcq_data *hdr); /* uses the time fields */
+/* The header; uses hdr's time fields (sizes and counts are back-patched). */
+PCQ_API int pcq_begin_data(pcq_writer *w, const pcq_data *hdr);
+/* A PERF_ERROR_RETURN block with dwStatus = status. */
 PCQ_API int pcq_put_error_block(pcq_writer *w, uint32_t status);
-PCQ_API int pcq_begin_block(pcq_writer *w, uint32_t type, uint32_t status,
-                            const uint32_t *counter_ids, uint32_t num_counters);
-PCQ_API int pcq_put_data_instance(pcq_writer *w, uint32_t instance_id,
-                                  const uint8_t *name16, size_t nbytes);
+/* A block of type 1, 2, 4 or 6; counter_ids (num_counters) for types 2 and 6
+ * only. Then its instances (4, 6) and values, then pcq_end_block. */
+PCQ_API int pcq_begin_block(pcq_writer *w, uint32_t type, uint32_t status, const uint32_t *counter_ids,
+                            uint32_t num_counters);
+/* An instance of the open type 4 or 6 block; its values follow. */
+PCQ_API int pcq_put_data_instance(pcq_writer *w, uint32_t instance_id, const uint8_t *name16, size_t nbytes);
+/* A value: data_size raw bytes (any size), or a 4- / 8-byte integer. */
 PCQ_API int pcq_put_value(pcq_writer *w, const uint8_t *bytes, uint32_t data_size);
 PCQ_API int pcq_put_value_u32(pcq_writer *w, uint32_t v);
 PCQ_API int pcq_put_value_u64(pcq_writer *w, uint64_t v);
+/* n values at once: values[j] as a 4- or 8-byte value, sizes[j] saying which
+ * (4: its low 4 bytes; sizes NULL: all 8). PCQ_ERR_INVALID_ARG for another
+ * size, PCQ_ERR_STATE for more than the block or instance still wants. */
+PCQ_API int pcq_put_values_u64(pcq_writer *w, const uint64_t *values, const uint8_t *sizes, uint32_t n);
+/* A whole instance of a type 4 or 6 block in one call: pcq_put_data_instance,
+ * then pcq_put_values_u64. The fastest way to write a data buffer. */
+PCQ_API int pcq_put_data_instance_u64(pcq_writer *w, uint32_t instance_id, const uint8_t *name16,
+                                      size_t nbytes, const uint64_t *values, const uint8_t *sizes,
+                                      uint32_t n);
+/* Closes the open block (checks its value count), then the buffer. */
 PCQ_API int pcq_end_block(pcq_writer *w);
 PCQ_API int pcq_end_data(pcq_writer *w);
 
@@ -516,8 +1208,8 @@ PCQ_API int pcq_end_data(pcq_writer *w);
  * come back through err unchanged (*out_len = 0); output-side errors set
  * err->code with offset 0. dst == NULL sizes; a too-small dst gives
  * PCQ_ERR_BUFFER_TOO_SMALL with *out_len = bytes needed. */
-PCQ_API int pcq_reencode(pcq_kind kind, const void *src, size_t len, void *dst, size_t cap,
-                         size_t *out_len, pcq_error *err);
+PCQ_API int pcq_reencode(pcq_kind kind, const void *src, size_t len, void *dst, size_t cap, size_t *out_len,
+                         pcq_error *err);
 #endif /* PCQ_NO_ENCODER */
 
 /* ==== BEGIN evaluator (pcq_calc.c) ==== */
@@ -530,17 +1222,18 @@ PCQ_API int pcq_reencode(pcq_kind kind, const void *src, size_t len, void *dst, 
 
 /* Counter-type bit fields (winperf.h; NOTES §5). Compare a field with ==,
  * never with (t & X) == X: PRECISION (7) contains BASE (3) and RATE (1). */
-#define PCQ_CALC_SIZE_FIELD(t)     ((uint32_t)(t) & 0x00000300u) /* 0 DWORD, 0x100 LARGE, 0x200 ZERO, 0x300 VAR */
-#define PCQ_CALC_TYPE_FIELD(t)     ((uint32_t)(t) & 0x00000C00u) /* 0 NUMBER, 0x400 COUNTER, 0x800 TEXT */
-#define PCQ_CALC_SUBTYPE_FIELD(t)  ((uint32_t)(t) & 0x000F0000u)
-#define PCQ_CALC_TIMEBASE_FIELD(t) ((uint32_t)(t) & 0x00300000u) /* 0 TICK, 0x100000 100NS, 0x200000 OBJECT */
-#define PCQ_CALC_DISPLAY_FIELD(t)  ((uint32_t)(t) & 0xF0000000u) /* 0 none, 1 /sec, 2 %, 3 secs, 4 no-show */
-#define PCQ_CALC_DELTA_COUNTER 0x00400000u
-#define PCQ_CALC_DELTA_BASE    0x00800000u
-#define PCQ_CALC_INVERSE       0x01000000u
-#define PCQ_CALC_MULTI         0x02000000u
+#define PCQ_CALC_SIZE_FIELD(t)     ((uint32_t)(t)&0x00000300u) /* 0 DWORD, 0x100 LARGE, 0x200 ZERO, 0x300 VAR */
+#define PCQ_CALC_TYPE_FIELD(t)     ((uint32_t)(t)&0x00000C00u) /* 0 NUMBER, 0x400 COUNTER, 0x800 TEXT */
+#define PCQ_CALC_SUBTYPE_FIELD(t)  ((uint32_t)(t)&0x000F0000u)
+#define PCQ_CALC_TIMEBASE_FIELD(t) ((uint32_t)(t)&0x00300000u) /* 0 TICK, 0x100000 100NS, 0x200000 OBJECT */
+#define PCQ_CALC_DISPLAY_FIELD(t)  ((uint32_t)(t)&0xF0000000u) /* 0 none, 1 /sec, 2 %, 3 secs, 4 no-show */
+#define PCQ_CALC_DELTA_COUNTER     0x00400000u
+#define PCQ_CALC_DELTA_BASE        0x00800000u
+#define PCQ_CALC_INVERSE           0x01000000u
+#define PCQ_CALC_MULTI             0x02000000u
 
 /* Statuses of one computed value (not errors of a call). */
+/* clang-format off */
 #define PCQ_CALC_STATUS_TABLE(X)                                                              \
     X(PCQ_CALC_OK,                    0, "ok")                                                \
     X(PCQ_CALC_NEED_SECOND_SAMPLE,    1, "the type needs two samples; no older sample")      \
@@ -557,6 +1250,7 @@ PCQ_API int pcq_reencode(pcq_kind kind, const void *src, size_t len, void *dst, 
     X(PCQ_CALC_BAD_SCALE,            12, "DefaultScale outside -10..10")                     \
     X(PCQ_CALC_OUT_OF_RANGE,         13, "the result is not a finite number")                \
     X(PCQ_CALC_NO_INSTANCE,          14, "no instance to aggregate")
+/* clang-format on */
 
 typedef enum pcq_calc_status {
 #define PCQ_X_(name, value, text) name = value,
@@ -565,23 +1259,19 @@ typedef enum pcq_calc_status {
     PCQ_CALC_STATUS_END_
 } pcq_calc_status;
 
-PCQ_API const char *pcq_calc_status_name(int status);  /* "PCQ_CALC_OK"; never NULL */
-PCQ_API const char *pcq_calc_status_text(int status);  /* human sentence; never NULL */
+PCQ_API const char *pcq_calc_status_name(int status); /* "PCQ_CALC_OK"; never NULL */
+PCQ_API const char *pcq_calc_status_text(int status); /* human sentence; never NULL */
 
-/* What each type needs and how it is shown. */
-#define PCQ_CALC_NEEDS_BASE  1u   /* BaseCounterId */
-#define PCQ_CALC_NEEDS_TIME  2u   /* PerfTimeId (To) */
-#define PCQ_CALC_NEEDS_FREQ  4u   /* PerfFreqId (Fo) */
-#define PCQ_CALC_NEEDS_MULTI 8u   /* MultiId (M) */
-
+/* Where a formula's time comes from (pcq_calc_type.timebase). */
 typedef enum pcq_calc_timebase {
-    PCQ_CALC_TB_NONE = 0,    /* no time in the formula */
-    PCQ_CALC_TB_TICK,        /* header PerfTimeStamp, PerfFreq */
-    PCQ_CALC_TB_100NS,       /* header PerfTime100NSec */
-    PCQ_CALC_TB_OBJECT,      /* PerfTimeId / PerfFreqId counters */
-    PCQ_CALC_TB_BASE         /* the base counter is the clock (PRECISION_*) */
+    PCQ_CALC_TB_NONE = 0, /* no time in the formula */
+    PCQ_CALC_TB_TICK,     /* header PerfTimeStamp, PerfFreq */
+    PCQ_CALC_TB_100NS,    /* header PerfTime100NSec */
+    PCQ_CALC_TB_OBJECT,   /* PerfTimeId / PerfFreqId counters */
+    PCQ_CALC_TB_BASE      /* the base counter is the clock (PRECISION_*) */
 } pcq_calc_timebase;
 
+/* What a cooked value is in (pcq_calc_type.unit), from the display bits. */
 typedef enum pcq_calc_unit {
     PCQ_CALC_UNIT_NONE = 0,
     PCQ_CALC_UNIT_PER_SEC,
@@ -590,22 +1280,25 @@ typedef enum pcq_calc_unit {
     PCQ_CALC_UNIT_TEXT
 } pcq_calc_unit;
 
+/* One counter type the evaluator knows (from PCQ_COUNTER_TYPE_TABLE). */
 typedef struct pcq_calc_type {
     uint32_t type;
-    const char *formula;      /* e.g. "dN / (dT / F)"; see docs/formulas.md */
-    uint8_t size;             /* value bytes the size bits give: 4, 8, 0 (none) */
-    uint8_t samples;          /* 1 or 2 */
-    uint8_t needs;            /* PCQ_CALC_NEEDS_* */
-    uint8_t timebase;         /* pcq_calc_timebase */
-    uint8_t unit;             /* pcq_calc_unit */
-    uint8_t displayable;      /* 0 for bases, NODATA and TEXT */
-    uint8_t hex;              /* shown in hexadecimal */
-    uint8_t op;               /* private: formula selector */
+    const char *formula; /* e.g. "dN / (dT / F)"; see docs/formulas.md */
+    uint8_t size;        /* value bytes the size bits give: 4, 8, 0 (none) */
+    uint8_t samples;     /* 1 or 2 */
+    uint8_t needs;       /* PCQ_CALC_NEEDS_* */
+    uint8_t timebase;    /* pcq_calc_timebase */
+    uint8_t unit;        /* pcq_calc_unit */
+    uint8_t displayable; /* 0 for bases, NODATA and TEXT */
+    uint8_t hex;         /* shown in hexadecimal */
+    uint8_t op;          /* private: formula selector */
 } pcq_calc_type;
 
-/* The descriptor of a type: the 34 of §2.2.4.2 and PERF_COUNTER_DELTA,
- * PERF_COUNTER_LARGE_DELTA, PERF_COUNTER_MULTI_BASE, PERF_COUNTER_NODATA.
- * NULL when unknown. pcq_calc_type_at(i) walks the table (NULL past its end). */
+/* The descriptor of a type the evaluator knows (every row of
+ * PCQ_COUNTER_TYPE_TABLE but PERF_COUNTER_HISTOGRAM_TYPE): the 34 of
+ * §2.2.4.2 and PERF_COUNTER_DELTA, PERF_COUNTER_LARGE_DELTA,
+ * PERF_COUNTER_MULTI_BASE, PERF_COUNTER_NODATA. NULL when unknown.
+ * pcq_calc_type_at(i) walks them in ascending order (NULL past the end). */
 PCQ_API const pcq_calc_type *pcq_calc_type_info(uint32_t type);
 PCQ_API const pcq_calc_type *pcq_calc_type_at(size_t i);
 
@@ -615,28 +1308,31 @@ PCQ_API const pcq_calc_type *pcq_calc_type_at(size_t i);
 #define PCQ_CALC_HAVE_FREQ  4u
 #define PCQ_CALC_HAVE_MULTI 8u
 typedef struct pcq_calc_sample {
-    uint64_t value;           /* N */
-    uint64_t base;            /* B: the BaseCounterId value */
-    uint64_t obj_time;        /* To: the PerfTimeId value */
-    uint64_t obj_freq;        /* Fo: the PerfFreqId value */
-    uint64_t multi;           /* M: the MultiId value */
-    uint64_t time;            /* T: _PERF_DATA_HEADER.PerfTimeStamp */
-    uint64_t time_100ns;      /* T100: PerfTime100NSec */
-    uint64_t freq;            /* F: PerfFreq */
-    uint8_t value_size;       /* 4 or 8 (dwDataSize); 0: from the type's size bits */
-    uint8_t base_size;        /* the same for the base */
-    uint8_t have;             /* PCQ_CALC_HAVE_*: which related values are present */
+    uint64_t value;      /* N */
+    uint64_t base;       /* B: the BaseCounterId value */
+    uint64_t obj_time;   /* To: the PerfTimeId value */
+    uint64_t obj_freq;   /* Fo: the PerfFreqId value */
+    uint64_t multi;      /* M: the MultiId value */
+    uint64_t time;       /* T: _PERF_DATA_HEADER.PerfTimeStamp */
+    uint64_t time_100ns; /* T100: PerfTime100NSec */
+    uint64_t freq;       /* F: PerfFreq */
+    uint8_t value_size;  /* 4 or 8 (dwDataSize); 0: from the type's size bits */
+    uint8_t base_size;   /* the same for the base */
+    uint8_t have;        /* PCQ_CALC_HAVE_*: which related values are present */
 } pcq_calc_sample;
 
 /* Format flags (PDH_FMT_NOSCALE, _NOCAP100, _1000) and the 32-bit rule. */
-#define PCQ_CALC_NOSCALE  0x1u  /* do not apply DefaultScale */
-#define PCQ_CALC_NOCAP100 0x2u  /* percentages are not held to 0..100 */
-#define PCQ_CALC_X1000    0x4u  /* multiply the result by 1000 */
-#define PCQ_CALC_NOWRAP32 0x8u  /* a 4-byte value that decreased is a reset, never a wrap */
+#define PCQ_CALC_NOSCALE  0x1u /* do not apply DefaultScale */
+#define PCQ_CALC_NOCAP100 0x2u /* percentages are not held to 0..100 */
+#define PCQ_CALC_X1000    0x4u /* multiply the result by 1000 */
+#define PCQ_CALC_NOWRAP32 0x8u /* a 4-byte value that decreased is a reset, never a wrap */
 
 /* Notes on a result (bits of *notes). */
-#define PCQ_CALC_NOTE_WRAPPED 0x1u  /* a 4-byte counter or base wrapped past 2^32 */
-#define PCQ_CALC_NOTE_CAPPED  0x2u  /* the percentage was held to 0..100 */
+#define PCQ_CALC_NOTE_WRAPPED 0x1u /* a 4-byte counter or base wrapped past 2^32 */
+#define PCQ_CALC_NOTE_CAPPED  0x2u /* the percentage was held to 0..100 */
+#define PCQ_CALC_NOTE_BASE_ZERO \
+    0x4u /* a PERF_SAMPLE_BASE value is 0: §2.2.4.2 says it
+                                         MUST be greater than 0 (non-conformant) */
 
 /* Computes the displayed value of `type` from an older and a newer sample
  * (older may be NULL: one-sample types still compute). Order: formula, then
@@ -646,8 +1342,7 @@ typedef struct pcq_calc_sample {
  * reset. Returns a pcq_calc_status; *out (may be NULL) is written only on
  * PCQ_CALC_OK and is then finite; *notes (may be NULL) gets PCQ_CALC_NOTE_*. */
 PCQ_API int pcq_calc_value(uint32_t type, int32_t scale, const pcq_calc_sample *older,
-                           const pcq_calc_sample *newer, unsigned flags, double *out,
-                           unsigned *notes);
+                           const pcq_calc_sample *newer, unsigned flags, double *out, unsigned *notes);
 
 /* 10^scale for scale in -10..10 (exact powers from a table); 0 otherwise. */
 PCQ_API double pcq_calc_scale_factor(int32_t scale);
@@ -657,9 +1352,8 @@ PCQ_API double pcq_calc_scale_factor(int32_t scale);
  * types unless Attrib has 0x8 (display as real); the unit (" /sec", " %",
  * " s"). Attrib 0x2 (no display) gives "". Writes at most cap bytes, always
  * NUL-terminated when cap > 0; returns the length the full text needs. */
-#define PCQ_CALC_TEXT_SIZE 64   /* always enough */
-PCQ_API size_t pcq_calc_format(double value, uint32_t type, uint64_t attrib, char *dst,
-                               size_t cap);
+#define PCQ_CALC_TEXT_SIZE 64 /* always enough */
+PCQ_API size_t pcq_calc_format(double value, uint32_t type, uint64_t attrib, char *dst, size_t cap);
 
 /* ---- Cooking two data buffers of one query (§3.1.4.1.6). ---- */
 
@@ -667,20 +1361,20 @@ PCQ_API size_t pcq_calc_format(double value, uint32_t type, uint64_t attrib, cha
 typedef struct pcq_calc_row {
     uint32_t counter_id, type;
     uint32_t instance_id;
-    int has_instance;          /* 0 for single-instance data */
-    pcq_bytes instance;        /* UTF-16LE, no NUL: in the newer buffer (type 1: in ids) */
-    uint32_t dup_index;        /* n of "name#n" among equal names; 0 for the first */
-    int is_aggregate;          /* 1: aggregate row; instance fields unused */
-    uint32_t aggregate_func;   /* PERF_AGGREGATE_*: 1 total, 2 average, 3 min, 4 max */
-    uint32_t instances_used;   /* aggregate: instances whose status was OK */
-    int status;                /* pcq_calc_status */
-    unsigned notes;            /* PCQ_CALC_NOTE_* */
-    double value;              /* when status is PCQ_CALC_OK; DefaultScale applied per flags */
-    uint32_t info_index;       /* the counter's index in the counterset-info */
-    uint64_t attrib;           /* the counter's Attrib */
-    uint32_t block_index;      /* the block of the newer buffer (0-based) */
-    size_t instance_offset;    /* of its _PERF_INSTANCE_HEADER (0: none) */
-    size_t offset;             /* of the value's _PERF_COUNTER_DATA in the newer buffer */
+    int has_instance;        /* 0 for single-instance data */
+    pcq_bytes instance;      /* UTF-16LE, no NUL: in the newer buffer (type 1: in ids) */
+    uint32_t dup_index;      /* n of "name#n" among equal names; 0 for the first */
+    int is_aggregate;        /* 1: aggregate row; instance fields unused */
+    uint32_t aggregate_func; /* PERF_AGGREGATE_*: 1 total, 2 average, 3 min, 4 max */
+    uint32_t instances_used; /* aggregate: instances whose status was OK */
+    int status;              /* pcq_calc_status */
+    unsigned notes;          /* PCQ_CALC_NOTE_* */
+    double value;            /* when status is PCQ_CALC_OK; DefaultScale applied per flags */
+    uint32_t info_index;     /* the counter's index in the counterset-info */
+    uint64_t attrib;         /* the counter's Attrib */
+    uint32_t block_index;    /* the block of the newer buffer (0-based) */
+    size_t instance_offset;  /* of its _PERF_INSTANCE_HEADER (0: none) */
+    size_t offset;           /* of the value's _PERF_COUNTER_DATA in the newer buffer */
 } pcq_calc_row;
 
 /* Cooks every counter of every instance of `newer` against `older` (may be
@@ -695,25 +1389,54 @@ typedef struct pcq_calc_row {
  * (AggregateFunc 1..4, counterset InstanceType 4, 6 or 0xC) follow the
  * instance rows, in the order of the counters in info; they combine the
  * computed values of the instances whose status is OK (one DefaultScale for
- * all: it commutes with sum, average, min and max).
- * Returns PCQ_OK and *count rows; PCQ_ERR_BUFFER_TOO_SMALL with *count = rows
- * needed (cap 0 and rows NULL size); PCQ_ERR_INVALID_ARG (err: offset in the
- * newer buffer) for a counter id missing from info or a type 1/4 block
- * of the newer sample without an identifier (in the older one such a block
- * is passed over); PCQ_ERR_LIMIT (offset 0, no rows) when its searches
- * spent their budget; or an iterator error of a buffer that changed.
- * Time: O(values) when instances keep their order between samples and a
- * block lists at most 64 counters (longer lists: O(values x counters per
- * instance)); an identifier or counter out of place, a moved instance and a
- * related counter in another block cost searches, paid from a budget of
- * PCQ_COOK_WORK_MIN + PCQ_COOK_WORK_PER_BYTE x input bytes (knobs of
- * pcq_calc.c; default 2^22 + 2 per byte; docs D12), so the time is linear
- * in the input whatever it says; name#n sorts the d instances sharing a hash
- * bucket (d log d). About 10 KiB of stack. */
-PCQ_API int pcq_calc_cook(const pcq_counterset_info *info, const pcq_data *older,
-                          const pcq_data *newer, const pcq_identifier *ids, size_t n_ids,
-                          unsigned flags, pcq_calc_row *rows, size_t cap, size_t *count,
-                          pcq_error *err);
+ * all: it commutes with sum, average, min and max). A PERF_SAMPLE_BASE row
+ * whose value is 0 gets PCQ_CALC_NOTE_BASE_ZERO.
+ * Returns PCQ_OK and *count rows; PCQ_ERR_BUFFER_TOO_SMALL with *count = the
+ * cap to pass (rows NULL and cap 0 size the call): the rows, plus, when the
+ * samples need indexes (instances in another order, identifiers out of
+ * order, single-counter blocks, related counters in other blocks, counter
+ * lists over 64 or out of the counterset's order), the working memory for
+ * them, counted in rows and used past the rows returned. For replies whose
+ * two samples list the same instances in the same order it is none: *count
+ * = one row per value of newer plus the aggregates. PCQ_ERR_INVALID_ARG
+ * (err: offset in the newer buffer) for a counter id missing from info or a
+ * type 1/4 block of the newer sample without an identifier (in the older one
+ * such a block is passed over); or an iterator error of a buffer that
+ * changed. Time and memory: linear in the input, whatever it says (indexes
+ * sorted once, no search budget; docs D12). No heap; about 11 KiB of stack. */
+PCQ_API int pcq_calc_cook(const pcq_counterset_info *info, const pcq_data *older, const pcq_data *newer,
+                          const pcq_identifier *ids, size_t n_ids, unsigned flags, pcq_calc_row *rows,
+                          size_t cap, size_t *count, pcq_error *err);
+
+/* One counter's raw values across n instances of one sample, and that
+ * sample's clocks: what pcq_calc_cook_column cooks. pcq_block_column_u64
+ * reads a column of a reply. A related column left NULL is not present. */
+typedef struct pcq_calc_column {
+    const uint64_t *value;               /* N: n values */
+    const uint64_t *base;                /* B: the base counter's values, or NULL */
+    const uint64_t *obj_time, *obj_freq; /* To, Fo: PerfTimeId, PerfFreqId values, or NULL */
+    const uint64_t *multi;               /* M: the MultiId values, or NULL */
+    uint8_t value_size, base_size;       /* 4 or 8 (dwDataSize) for all; 0: from the type */
+    uint64_t time, time_100ns, freq;     /* the data header's PerfTimeStamp, PerfTime100NSec, PerfFreq */
+} pcq_calc_column;
+
+/* A cooked value in 16 bytes. */
+typedef struct pcq_calc_cell {
+    double value;   /* when status is PCQ_CALC_OK, else 0 */
+    int32_t status; /* pcq_calc_status */
+    uint32_t notes; /* PCQ_CALC_NOTE_* */
+} pcq_calc_cell;
+
+/* The fast way to cook: n values of one counter in one call. out[i] is what
+ * pcq_calc_value(type, scale, &o_i, &n_i, flags) gives, where n_i (o_i) is a
+ * pcq_calc_sample of row i of newer (older: NULL for one sample). The type is
+ * looked up and its formula chosen once for the column. For replies whose
+ * instances come in the same order in both samples (the common case: check
+ * InstanceId and name); pcq_calc_cook matches them in any order. PCQ_OK, or
+ * PCQ_ERR_INVALID_ARG (a NULL array that n values need). */
+PCQ_API int pcq_calc_cook_column(uint32_t type, int32_t scale, unsigned flags, const pcq_calc_column *older,
+                                 const pcq_calc_column *newer, size_t n, pcq_calc_cell *out);
+
 #endif /* PCQ_NO_CALC */
 /* ==== END evaluator ==== */
 
