@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * jsoncmp.c - a minimal JSON reader that flattens a document into sorted
  * `path = value` pairs, and the field-by-field comparison built on it.
@@ -23,19 +24,15 @@ static void sb_reserve(sbuf *b, size_t more)
 {
     size_t want;
     char *np;
-    if (b->oom)
-        return;
+    if (b->oom) return;
     if (more > ((size_t)-1) / 2 - b->len) {
         b->oom = 1;
         return;
     }
     want = b->len + more + 1;
-    if (want <= b->cap)
-        return;
-    if (want < 2 * b->cap)
-        want = 2 * b->cap;
-    if (want < 32)
-        want = 32;
+    if (want <= b->cap) return;
+    if (want < 2 * b->cap) want = 2 * b->cap;
+    if (want < 32) want = 32;
     np = (char *)realloc(b->p, want);
     if (!np) {
         b->oom = 1;
@@ -48,8 +45,7 @@ static void sb_reserve(sbuf *b, size_t more)
 static void sb_add(sbuf *b, const char *s, size_t n)
 {
     sb_reserve(b, n);
-    if (b->oom)
-        return;
+    if (b->oom) return;
     memcpy(b->p + b->len, s, n);
     b->len += n;
     b->p[b->len] = '\0';
@@ -67,18 +63,15 @@ static void sb_adds(sbuf *b, const char *s)
 
 static void sb_truncate(sbuf *b, size_t len)
 {
-    if (b->oom || len > b->len)
-        return;
+    if (b->oom || len > b->len) return;
     b->len = len;
-    if (b->p)
-        b->p[len] = '\0';
+    if (b->p) b->p[len] = '\0';
 }
 
 static char *sb_take(sbuf *b)
 {
     char *p;
-    if (!b->p)
-        sb_reserve(b, 0);
+    if (!b->p) sb_reserve(b, 0);
     if (b->oom) {
         free(b->p);
         b->p = NULL;
@@ -128,17 +121,14 @@ static void fail(parser *p, const char *fmt, ...)
 {
     va_list ap;
     int n;
-    if (p->failed)
-        return;
+    if (p->failed) return;
     p->failed = 1;
-    if (!p->err || p->err_cap == 0)
-        return;
+    if (!p->err || p->err_cap == 0) return;
     if (p->pos == (size_t)-1) /* not about one place */
         n = 0;
     else
         n = snprintf(p->err, p->err_cap, "at byte %lu: ", (unsigned long)p->pos);
-    if (n < 0 || (size_t)n >= p->err_cap)
-        return;
+    if (n < 0 || (size_t)n >= p->err_cap) return;
     va_start(ap, fmt);
     vsnprintf(p->err + n, p->err_cap - (size_t)n, fmt, ap);
     va_end(ap);
@@ -148,8 +138,7 @@ static void skip_ws(parser *p)
 {
     while (p->pos < p->len) {
         char c = p->s[p->pos];
-        if (c != ' ' && c != '\t' && c != '\n' && c != '\r')
-            break;
+        if (c != ' ' && c != '\t' && c != '\n' && c != '\r') break;
         p->pos++;
     }
 }
@@ -164,8 +153,7 @@ static void add_pair(parser *p, sbuf *value, sbuf *shown)
     json_doc *d = p->doc;
     json_pair *pair;
     char *path, *v, *sh;
-    if (p->failed)
-        return;
+    if (p->failed) return;
     if (d->n == d->cap) {
         size_t ncap = d->cap ? 2 * d->cap : 64;
         json_pair *np = (json_pair *)realloc(d->pairs, ncap * sizeof *np);
@@ -296,14 +284,12 @@ static void parse_string(parser *p, sbuf *out)
         case 't': sb_addc(out, '\t'); break;
         case 'u': {
             unsigned cp, lo;
-            if (hex4(p, &cp) < 0)
-                return;
+            if (hex4(p, &cp) < 0) return;
             if (cp >= 0xD800 && cp < 0xDC00 && p->len - p->pos >= 6 && p->s[p->pos] == '\\' &&
                 p->s[p->pos + 1] == 'u') {
                 size_t save = p->pos;
                 p->pos += 2;
-                if (hex4(p, &lo) < 0)
-                    return;
+                if (hex4(p, &lo) < 0) return;
                 if (lo >= 0xDC00 && lo < 0xE000)
                     cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
                 else
@@ -353,8 +339,7 @@ static void parse_number(parser *p)
         }
         sb_addc(&digits, '0');
     } else {
-        while (is_digit(peek(p)))
-            sb_addc(&digits, p->s[p->pos++]);
+        while (is_digit(peek(p))) sb_addc(&digits, p->s[p->pos++]);
     }
     if (peek(p) == '.') {
         p->pos++;
@@ -371,8 +356,7 @@ static void parse_number(parser *p)
         int eneg = 0;
         long e = 0;
         p->pos++;
-        if (peek(p) == '+' || peek(p) == '-')
-            eneg = p->s[p->pos++] == '-';
+        if (peek(p) == '+' || peek(p) == '-') eneg = p->s[p->pos++] == '-';
         if (!is_digit(peek(p))) {
             fail(p, "no digit in the exponent");
             goto out;
@@ -394,8 +378,7 @@ static void parse_number(parser *p)
     /* Normalize: drop leading zeros, move trailing zeros into the exponent. */
     lead = 0;
     end = digits.len;
-    while (lead < end && digits.p[lead] == '0')
-        lead++;
+    while (lead < end && digits.p[lead] == '0') lead++;
     while (end > lead && digits.p[end - 1] == '0') {
         end--;
         exp10++;
@@ -404,8 +387,7 @@ static void parse_number(parser *p)
     if (lead == end) {
         sb_addc(&value, '0');
     } else {
-        if (neg)
-            sb_addc(&value, '-');
+        if (neg) sb_addc(&value, '-');
         sb_add(&value, digits.p + lead, end - lead);
         snprintf(tmp, sizeof tmp, "e%ld", exp10);
         sb_adds(&value, tmp);
@@ -443,8 +425,7 @@ static void parse_object(parser *p)
             fail(p, "out of memory");
             return;
         }
-        if (base > 0)
-            sb_addc(&p->path, '.');
+        if (base > 0) sb_addc(&p->path, '.');
         sb_add_escaped(&p->path, key.p ? key.p : "", key.len);
         free(key.p);
         skip_ws(p);
@@ -455,8 +436,7 @@ static void parse_object(parser *p)
         p->pos++;
         parse_value(p);
         sb_truncate(&p->path, base);
-        if (p->failed)
-            return;
+        if (p->failed) return;
         skip_ws(p);
         if (peek(p) == ',') {
             p->pos++;
@@ -476,8 +456,7 @@ static void parse_array(parser *p)
     size_t base = p->path.len, slot, n = 0;
     char tmp[48];
     add_pair_text(p, "a", "[]"); /* filled in below with the length */
-    if (p->failed)
-        return;
+    if (p->failed) return;
     slot = p->doc->n - 1;
     p->pos++; /* '[' */
     skip_ws(p);
@@ -489,8 +468,7 @@ static void parse_array(parser *p)
             sb_adds(&p->path, tmp);
             parse_value(p);
             sb_truncate(&p->path, base);
-            if (p->failed)
-                return;
+            if (p->failed) return;
             n++;
             skip_ws(p);
             if (peek(p) == ',') {
@@ -510,12 +488,10 @@ static void parse_array(parser *p)
         char *v, *sh;
         snprintf(tmp, sizeof tmp, "a%lu", (unsigned long)n);
         v = (char *)malloc(strlen(tmp) + 1);
-        if (v)
-            strcpy(v, tmp);
+        if (v) strcpy(v, tmp);
         snprintf(tmp, sizeof tmp, "[%lu item%s]", (unsigned long)n, n == 1 ? "" : "s");
         sh = (char *)malloc(strlen(tmp) + 1);
-        if (sh)
-            strcpy(sh, tmp);
+        if (sh) strcpy(sh, tmp);
         if (!v || !sh) {
             free(v);
             free(sh);
@@ -542,8 +518,7 @@ static int match_word(parser *p, const char *w)
 static void parse_value(parser *p)
 {
     int c;
-    if (p->failed)
-        return;
+    if (p->failed) return;
     if (p->path.oom) {
         fail(p, "out of memory");
         return;
@@ -567,8 +542,7 @@ static void parse_value(parser *p)
             sb_addc(&shown, '"');
             sb_add_escaped(&shown, raw.p ? raw.p : "", raw.len);
             sb_addc(&shown, '"');
-            if (raw.oom)
-                fail(p, "out of memory");
+            if (raw.oom) fail(p, "out of memory");
             add_pair(p, &value, &shown);
         }
         free(raw.p);
@@ -618,13 +592,11 @@ int json_flatten(const char *text, size_t len, json_doc *doc, char *err, size_t 
     p.doc = doc;
     p.err = err;
     p.err_cap = err_cap;
-    if (err && err_cap)
-        err[0] = '\0';
+    if (err && err_cap) err[0] = '\0';
     parse_value(&p);
     if (!p.failed) {
         skip_ws(&p);
-        if (p.pos != p.len)
-            fail(&p, "text after the JSON value");
+        if (p.pos != p.len) fail(&p, "text after the JSON value");
     }
     if (!p.failed) {
         qsort(doc->pairs, doc->n, sizeof *doc->pairs, pair_cmp);
@@ -651,8 +623,7 @@ static int path_cmp(const void *key, const void *pair)
 
 const json_pair *json_doc_find(const json_doc *doc, const char *path)
 {
-    if (doc->n == 0)
-        return NULL;
+    if (doc->n == 0) return NULL;
     return (const json_pair *)bsearch(path, doc->pairs, doc->n, sizeof *doc->pairs, path_cmp);
 }
 
@@ -665,13 +636,11 @@ int jsoncmp(const char *expected, size_t expected_len, const char *actual, size_
     int diffs = 0;
 
     if (json_flatten(expected, expected_len, &e, msg, sizeof msg) < 0) {
-        if (err && err_cap)
-            snprintf(err, err_cap, "expected JSON: %s", msg);
+        if (err && err_cap) snprintf(err, err_cap, "expected JSON: %s", msg);
         return -1;
     }
     if (json_flatten(actual, actual_len, &a, msg, sizeof msg) < 0) {
-        if (err && err_cap)
-            snprintf(err, err_cap, "actual JSON: %s", msg);
+        if (err && err_cap) snprintf(err, err_cap, "actual JSON: %s", msg);
         json_doc_free(&e);
         return -1;
     }
@@ -679,12 +648,10 @@ int jsoncmp(const char *expected, size_t expected_len, const char *actual, size_
         const json_pair *got = json_doc_find(&a, e.pairs[i].path);
         if (!got) {
             diffs++;
-            if (report)
-                report(ctx, e.pairs[i].path, e.pairs[i].shown, NULL);
+            if (report) report(ctx, e.pairs[i].path, e.pairs[i].shown, NULL);
         } else if (strcmp(got->value, e.pairs[i].value) != 0) {
             diffs++;
-            if (report)
-                report(ctx, e.pairs[i].path, e.pairs[i].shown, got->shown);
+            if (report) report(ctx, e.pairs[i].path, e.pairs[i].shown, got->shown);
         }
     }
     json_doc_free(&e);

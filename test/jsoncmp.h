@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * jsoncmp.h - compare a JSON document with an expected one, field by field.
  *
@@ -27,14 +28,14 @@
 #include <stddef.h>
 
 typedef struct json_pair {
-    char *path;     /* "blocks[0].type" */
-    char *value;    /* type tag + normalized text: "s" string, "n" number,
+    char *path;  /* "blocks[0].type" */
+    char *value; /* type tag + normalized text: "s" string, "n" number,
                        "b" true/false, "z" null, "o" object, "a" array + length */
-    char *shown;    /* the value for messages, as JSON text (re-escaped) */
+    char *shown; /* the value for messages, as JSON text (re-escaped) */
 } json_pair;
 
 typedef struct json_doc {
-    json_pair *pairs;   /* sorted by path after json_flatten */
+    json_pair *pairs; /* sorted by path after json_flatten */
     size_t n, cap;
 } json_doc;
 
@@ -47,8 +48,7 @@ void json_doc_free(json_doc *doc);
 const json_pair *json_doc_find(const json_doc *doc, const char *path);
 
 /* Called once per difference. actual is NULL when the path is missing. */
-typedef void (*jsoncmp_report_fn)(void *ctx, const char *path, const char *expected,
-                                  const char *actual);
+typedef void (*jsoncmp_report_fn)(void *ctx, const char *path, const char *expected, const char *actual);
 
 /* Compares two documents. Returns the number of differences (each reported),
  * or -1 when a document is not valid JSON (message in err, naming which). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_calc.c - the evaluator (pcq_calc.c): the type table, every formula with
  * its arithmetic worked out by hand, every status, scale and format flags, the
@@ -12,6 +13,8 @@
 #include <math.h>
 #include <string.h>
 
+#define CAP(a) (sizeof(a) / sizeof((a)[0]))
+
 /* Relative 1e-12 (absolute near 0). */
 static int near(double a, double b)
 {
@@ -25,12 +28,12 @@ static int near(double a, double b)
 static void test_table(void)
 {
     /* The 34 types of §2.2.4.2. */
-    static const uint32_t spec[34] = {
-        0x10410400, 0x20410500, 0x00450400, 0x00450500, 0x00550500, 0x00650500, 0x10410500,
-        0x00000B00, 0x00010000, 0x00010100, 0x00000000, 0x00000100, 0x20C20400, 0x00410400,
-        0x21410500, 0x30240500, 0x40030401, 0x30020400, 0x40030402, 0x40020500, 0x20610500,
-        0x20570500, 0x20470500, 0x20670500, 0x20510500, 0x21510500, 0x22410500, 0x23410500,
-        0x22510500, 0x23510500, 0x20020400, 0x40030403, 0x20020500, 0x40030500};
+    static const uint32_t spec[34] = {0x10410400, 0x20410500, 0x00450400, 0x00450500, 0x00550500, 0x00650500,
+                                      0x10410500, 0x00000B00, 0x00010000, 0x00010100, 0x00000000, 0x00000100,
+                                      0x20C20400, 0x00410400, 0x21410500, 0x30240500, 0x40030401, 0x30020400,
+                                      0x40030402, 0x40020500, 0x20610500, 0x20570500, 0x20470500, 0x20670500,
+                                      0x20510500, 0x21510500, 0x22410500, 0x23410500, 0x22510500, 0x23510500,
+                                      0x20020400, 0x40030403, 0x20020500, 0x40030500};
     size_t i, n = 0, known = 0;
     const pcq_calc_type *d;
 
@@ -41,8 +44,7 @@ static void test_table(void)
     for (i = 0; (d = pcq_calc_type_at(i)) != NULL; i++) {
         uint32_t t = d->type, sz = PCQ_CALC_SIZE_FIELD(t), disp = PCQ_CALC_DISPLAY_FIELD(t);
         n++;
-        if (pcq_counter_type_is_known(t))
-            known++;
+        if (pcq_counter_type_is_known(t)) known++;
         /* Size bits (NOTES §5): 0 DWORD, 0x100 LARGE, 0x200 ZERO, 0x300 variable. */
         TL_CHECK(d->size == (sz == 0 ? 4 : sz == 0x100 ? 8 : 0), "size of 0x%08x", (unsigned)t);
         /* Display bits: 1 /sec, 2 %, 3 secs. AVERAGE_BULK is 4 (no-show) yet shown:
@@ -58,8 +60,7 @@ static void test_table(void)
         if (d->timebase == PCQ_CALC_TB_TICK)
             TL_CHECK(PCQ_CALC_TIMEBASE_FIELD(t) == 0, "timebase 0x%08x", (unsigned)t);
         /* Every DELTA_COUNTER type needs two samples (AVERAGE_* too, without the bit). */
-        if (t & PCQ_CALC_DELTA_COUNTER)
-            TL_CHECK(d->samples == 2, "two samples for 0x%08x", (unsigned)t);
+        if (t & PCQ_CALC_DELTA_COUNTER) TL_CHECK(d->samples == 2, "two samples for 0x%08x", (unsigned)t);
         /* Bases (subtype 3 of COUNTER) are not displayable. The subtype is compared
          * with ==: PRECISION (7) contains the BASE bits (3). */
         if (PCQ_CALC_TYPE_FIELD(t) == 0x400u && PCQ_CALC_SUBTYPE_FIELD(t) == 0x00030000u)
@@ -72,11 +73,11 @@ static void test_table(void)
     /* pcq_calc_type_info() searches the table by halves: it must ascend, and
      * every entry must be found again (the first, the last, the middle). */
     for (i = 0; (d = pcq_calc_type_at(i)) != NULL; i++) {
-        if (i > 0)
-            TL_CHECK(pcq_calc_type_at(i - 1)->type < d->type, "table ascends at %zu", i);
+        if (i > 0) TL_CHECK(pcq_calc_type_at(i - 1)->type < d->type, "table ascends at %zu", i);
         TL_CHECK(pcq_calc_type_info(d->type) == d, "entry %zu (0x%08x) found", i, (unsigned)d->type);
-        TL_CHECK(pcq_calc_type_info(d->type + 1) == NULL || pcq_calc_type_info(d->type + 1)->type ==
-                 d->type + 1, "no false hit after 0x%08x", (unsigned)d->type);
+        TL_CHECK(pcq_calc_type_info(d->type + 1) == NULL ||
+                     pcq_calc_type_info(d->type + 1)->type == d->type + 1,
+                 "no false hit after 0x%08x", (unsigned)d->type);
     }
     TL_CHECK(pcq_calc_type_info(0xFFFFFFFFu) == NULL && pcq_calc_type_info(0x00000001u) == NULL,
              "types outside the table");
@@ -89,8 +90,8 @@ static void test_table(void)
     d = pcq_calc_type_info(0x30020400u);
     TL_CHECK(d != NULL && d->samples == 2, "AVERAGE_TIMER needs two samples without the DELTA bit");
     TL_CHECK(strcmp(pcq_calc_status_name(PCQ_CALC_OK), "PCQ_CALC_OK") == 0, "status name");
-    TL_CHECK(strcmp(pcq_calc_status_name(PCQ_CALC_NEED_SECOND_SAMPLE),
-                    "PCQ_CALC_NEED_SECOND_SAMPLE") == 0, "status name");
+    TL_CHECK(strcmp(pcq_calc_status_name(PCQ_CALC_NEED_SECOND_SAMPLE), "PCQ_CALC_NEED_SECOND_SAMPLE") == 0,
+             "status name");
     TL_CHECK(pcq_calc_status_name(-7) != NULL && pcq_calc_status_text(99) != NULL, "never NULL");
 }
 
@@ -116,8 +117,8 @@ static pcq_calc_sample SB(uint64_t n, uint64_t b, uint64_t t, uint64_t f)
     return s;
 }
 
-static void expect(int line, uint32_t type, int32_t scale, const pcq_calc_sample *o,
-                   const pcq_calc_sample *n, unsigned flags, int status, double value)
+static void expect(int line, uint32_t type, int32_t scale, const pcq_calc_sample *o, const pcq_calc_sample *n,
+                   unsigned flags, int status, double value)
 {
     double v = -12345.0;
     int st = pcq_calc_value(type, scale, o, n, flags, &v, NULL);
@@ -127,8 +128,7 @@ static void expect(int line, uint32_t type, int32_t scale, const pcq_calc_sample
         tl_check(near(v, value) && isfinite(v), "line %d: type 0x%08x: %.17g, want %.17g", line,
                  (unsigned)type, v, value);
     else
-        tl_check(v == -12345.0, "line %d: value written with status %s", line,
-                 pcq_calc_status_name(st));
+        tl_check(v == -12345.0, "line %d: value written with status %s", line, pcq_calc_status_name(st));
 }
 #define EXPECT(type, o, n, st, val) expect(__LINE__, type, 0, o, n, PCQ_CALC_NOCAP100, st, val)
 
@@ -137,7 +137,7 @@ static void test_formulas(void)
     /* A one-second interval: F = 10,000,000 ticks/s, dT = 10,000,000 ticks,
      * dT100 = 10,000,000 (100 ns units). */
     const uint64_t F = 10000000u, T0 = 5000000000u, T1 = T0 + 10000000u;
-    const uint64_t N0 = 133000000000000000u, N1 = N0 + 10000000u;   /* T100 */
+    const uint64_t N0 = 133000000000000000u, N1 = N0 + 10000000u; /* T100 */
     pcq_calc_sample o, n;
 
     /* RAWCOUNT: N = 42 (one sample suffices). */
@@ -148,7 +148,8 @@ static void test_formulas(void)
     EXPECT(0x00000100, NULL, &n, PCQ_CALC_OK, 42.0);
 
     /* COUNTER_COUNTER: dN = 500 over dT/F = 1 s: 500 /sec. */
-    o = S(1000, T0, N0, F); n = S(1500, T1, N1, F);
+    o = S(1000, T0, N0, F);
+    n = S(1500, T1, N1, F);
     EXPECT(0x10410400, &o, &n, PCQ_CALC_OK, 500.0);
     /* BULK_COUNT, same: 500. SAMPLE_COUNTER (decision: no SAMPLE_BASE): 500. */
     EXPECT(0x10410500, &o, &n, PCQ_CALC_OK, 500.0);
@@ -163,7 +164,8 @@ static void test_formulas(void)
     EXPECT(0x00400500, &o, &n, PCQ_CALC_OK, 500.0);
 
     /* COUNTER_TIMER: dN = 2,500,000 ticks busy of dT = 10,000,000: 25 %. */
-    o = S(7000000, T0, N0, F); n = S(9500000, T1, N1, F);
+    o = S(7000000, T0, N0, F);
+    n = S(9500000, T1, N1, F);
     EXPECT(0x20410500, &o, &n, PCQ_CALC_OK, 25.0);
     /* COUNTER_TIMER_INV: 100 (1 - 0.25) = 75 %. */
     EXPECT(0x21410500, &o, &n, PCQ_CALC_OK, 75.0);
@@ -173,28 +175,34 @@ static void test_formulas(void)
 
     /* QUEUELEN: dN / dT = 30,000,000 / 10,000,000 = 3 (no F: the numerator
      * sums the queue length once per tick). LARGE_QUEUELEN the same. */
-    o = S(10000000, T0, N0, F); n = S(40000000, T1, N1, F);
+    o = S(10000000, T0, N0, F);
+    n = S(40000000, T1, N1, F);
     EXPECT(0x00450400, &o, &n, PCQ_CALC_OK, 3.0);
     EXPECT(0x00450500, &o, &n, PCQ_CALC_OK, 3.0);
     /* 100NS_QUEUELEN: dN / dT100 = 3e7 / 1e7 = 3. */
     EXPECT(0x00550500, &o, &n, PCQ_CALC_OK, 3.0);
     /* OBJ_TIME_QUEUELEN: dN / dTo = 3e7 / (6e6 - 1e6 = 5e6) = 6. */
-    o.obj_time = 1000000; n.obj_time = 6000000;
+    o.obj_time = 1000000;
+    n.obj_time = 6000000;
     o.have = n.have = PCQ_CALC_HAVE_TIME;
     EXPECT(0x00650500, &o, &n, PCQ_CALC_OK, 6.0);
     /* OBJ_TIME_TIMER: 100 dN / dTo with dN = 1e6, dTo = 4e6: 25 %. */
-    o.value = 0; n.value = 1000000; n.obj_time = 5000000;
+    o.value = 0;
+    n.value = 1000000;
+    n.obj_time = 5000000;
     EXPECT(0x20610500, &o, &n, PCQ_CALC_OK, 25.0);
     /* PRECISION_OBJECT_TIMER: the spec's PerfTimeId: the same 25 %. Without a
      * PerfTimeId value, PDH's base: dB = 2e6 -> 100 * 1e6 / 2e6 = 50 %. */
     EXPECT(0x20670500, &o, &n, PCQ_CALC_OK, 25.0);
     o.have = n.have = PCQ_CALC_HAVE_BASE;
-    o.base = 3000000; n.base = 5000000;
+    o.base = 3000000;
+    n.base = 5000000;
     EXPECT(0x20670500, &o, &n, PCQ_CALC_OK, 50.0);
 
     /* PRECISION_SYSTEM_TIMER / PRECISION_100NS_TIMER: 100 dN / dB,
      * dN = 300, dB = 1200: 25 %. */
-    o = SB(100, 10000, T0, F); n = SB(400, 11200, T1, F);
+    o = SB(100, 10000, T0, F);
+    n = SB(400, 11200, T1, F);
     EXPECT(0x20470500, &o, &n, PCQ_CALC_OK, 25.0);
     EXPECT(0x20570500, &o, &n, PCQ_CALC_OK, 25.0);
     /* SAMPLE_FRACTION: 100 dN / dB = 100 * 300 / 1200 = 25 %. */
@@ -204,7 +212,8 @@ static void test_formulas(void)
     /* AVERAGE_TIMER: (dN / F) / dB = (300 / 1e7) / 1200 = 2.5e-8 s. */
     EXPECT(0x30020400, &o, &n, PCQ_CALC_OK, 2.5e-8);
     /* AVERAGE_TIMER, a disk: 80 transfers took 2,000,000 ticks = 0.2 s: 2.5 ms each. */
-    o = SB(0, 100, T0, F); n = SB(2000000, 180, T1, F);
+    o = SB(0, 100, T0, F);
+    n = SB(2000000, 180, T1, F);
     EXPECT(0x30020400, &o, &n, PCQ_CALC_OK, 0.0025);
 
     /* RAW_FRACTION / LARGE_RAW_FRACTION: 100 N / B = 100 * 30 / 120 = 25 %,
@@ -215,8 +224,10 @@ static void test_formulas(void)
 
     /* MULTI_TIMER (decision: no F term, as PDH): 100 (dN / dT) / M, with
      * dN = 15e6 busy ticks over 4 CPUs in dT = 1e7: 100 * 1.5 / 4 = 37.5 %. */
-    o = S(0, T0, N0, F); n = S(15000000, T1, N1, F);
-    o.multi = n.multi = 4; o.have = n.have = PCQ_CALC_HAVE_MULTI;
+    o = S(0, T0, N0, F);
+    n = S(15000000, T1, N1, F);
+    o.multi = n.multi = 4;
+    o.have = n.have = PCQ_CALC_HAVE_MULTI;
     EXPECT(0x22410500, &o, &n, PCQ_CALC_OK, 37.5);
     EXPECT(0x22510500, &o, &n, PCQ_CALC_OK, 37.5);
     /* MULTI_TIMER_INV (decision: divided by M): 15e6 idle ticks over 4 CPUs:
@@ -227,7 +238,8 @@ static void test_formulas(void)
     /* ELAPSED_TIME: (To - N) / Fo: started at tick 1,000,000; now 31,000,000
      * at Fo = 10,000,000/s: 3 s. One sample. */
     n = S(1000000, T1, N1, F);
-    n.obj_time = 31000000; n.obj_freq = 10000000;
+    n.obj_time = 31000000;
+    n.obj_freq = 10000000;
     n.have = PCQ_CALC_HAVE_TIME | PCQ_CALC_HAVE_FREQ;
     EXPECT(0x30240500, NULL, &n, PCQ_CALC_OK, 3.0);
 }
@@ -248,14 +260,18 @@ static void test_statuses(void)
     EXPECT(0x40020500, NULL, &x, PCQ_CALC_NEED_SECOND_SAMPLE, 0);   /* no DELTA bit */
     EXPECT(0x00010000, NULL, NULL, PCQ_CALC_NEED_SECOND_SAMPLE, 0); /* nothing at all */
     /* The time went backwards: negative denominator; no time elapsed: zero. */
-    x = n; x.time = T0 - 1;
+    x = n;
+    x.time = T0 - 1;
     EXPECT(0x10410400, &o, &x, PCQ_CALC_NEGATIVE_DENOMINATOR, 0);
-    x = n; x.time = T0;
+    x = n;
+    x.time = T0;
     EXPECT(0x10410400, &o, &x, PCQ_CALC_ZERO_DENOMINATOR, 0);
-    x = n; x.time_100ns = 100;
+    x = n;
+    x.time_100ns = 100;
     EXPECT(0x20510500, &o, &x, PCQ_CALC_ZERO_DENOMINATOR, 0);
     /* A base that went backwards (64-bit: no wrap). */
-    o = SB(100, 5000, T0, F); n = SB(200, 4000, T1, F);
+    o = SB(100, 5000, T0, F);
+    n = SB(200, 4000, T1, F);
     o.base_size = n.base_size = 8;
     EXPECT(0x20570500, &o, &n, PCQ_CALC_NEGATIVE_DENOMINATOR, 0);
     EXPECT(0x40020500, &o, &n, PCQ_CALC_NEGATIVE_DENOMINATOR, 0);
@@ -266,23 +282,30 @@ static void test_statuses(void)
     /* A clock base that did not move: no interval. */
     EXPECT(0x20570500, &o, &n, PCQ_CALC_ZERO_DENOMINATOR, 0);
     /* Zero frequency: bad time base. */
-    o = S(1000, T0, 100, 0); n = S(1500, T1, 200, 0);
+    o = S(1000, T0, 100, 0);
+    n = S(1500, T1, 200, 0);
     EXPECT(0x10410400, &o, &n, PCQ_CALC_BAD_TIME_BASE, 0);
-    n = SB(100, 10, T1, 0); o = SB(0, 0, T0, 0);
+    n = SB(100, 10, T1, 0);
+    o = SB(0, 0, T0, 0);
     EXPECT(0x30020400, &o, &n, PCQ_CALC_BAD_TIME_BASE, 0);
-    n = S(5, T1, 0, F); n.obj_time = 10; n.obj_freq = 0;
+    n = S(5, T1, 0, F);
+    n.obj_time = 10;
+    n.obj_freq = 0;
     n.have = PCQ_CALC_HAVE_TIME | PCQ_CALC_HAVE_FREQ;
     EXPECT(0x30240500, NULL, &n, PCQ_CALC_BAD_TIME_BASE, 0);
     /* ELAPSED_TIME started after "now": negative, a status, not a number. */
-    n.obj_freq = 10; n.value = 20;
+    n.obj_freq = 10;
+    n.value = 20;
     EXPECT(0x30240500, NULL, &n, PCQ_CALC_NEGATIVE_VALUE, 0);
     /* The counter went backwards (a reset of a 64-bit counter). */
-    o = S(1000, T0, 100, F); n = S(999, T1, 200, F);
+    o = S(1000, T0, 100, F);
+    n = S(999, T1, 200, F);
     o.value_size = n.value_size = 8;
     EXPECT(0x10410500, &o, &n, PCQ_CALC_WENT_BACKWARDS, 0);
     EXPECT(0x20510500, &o, &n, PCQ_CALC_WENT_BACKWARDS, 0);
     /* Missing related counters: base, PerfTimeId, PerfFreqId, MultiId. */
-    o = S(1, T0, 100, F); n = S(2, T1, 200, F);
+    o = S(1, T0, 100, F);
+    n = S(2, T1, 200, F);
     EXPECT(0x40020500, &o, &n, PCQ_CALC_MISSING_RELATED, 0);
     EXPECT(0x20020400, NULL, &n, PCQ_CALC_MISSING_RELATED, 0);
     EXPECT(0x20610500, &o, &n, PCQ_CALC_MISSING_RELATED, 0);
@@ -290,10 +313,11 @@ static void test_statuses(void)
     EXPECT(0x22510500, &o, &n, PCQ_CALC_MISSING_RELATED, 0);
     n.have = PCQ_CALC_HAVE_TIME;
     EXPECT(0x30240500, NULL, &n, PCQ_CALC_MISSING_RELATED, 0);
-    n.have = PCQ_CALC_HAVE_MULTI;                 /* present in the newer only */
+    n.have = PCQ_CALC_HAVE_MULTI; /* present in the newer only */
     EXPECT(0x22510500, &o, &n, PCQ_CALC_MISSING_RELATED, 0);
     /* MultiId of 0. */
-    o.have = PCQ_CALC_HAVE_MULTI; n.multi = 0;
+    o.have = PCQ_CALC_HAVE_MULTI;
+    n.multi = 0;
     EXPECT(0x22510500, &o, &n, PCQ_CALC_ZERO_DENOMINATOR, 0);
     /* Not displayable (bases, NODATA), not numeric, unknown. */
     EXPECT(0x40030402, &o, &n, PCQ_CALC_NOT_DISPLAYABLE, 0);
@@ -304,20 +328,23 @@ static void test_statuses(void)
     EXPECT(0x12345678, &o, &n, PCQ_CALC_UNKNOWN_TYPE, 0);
     EXPECT(0x40030503, &o, &n, PCQ_CALC_UNKNOWN_TYPE, 0);
     /* A value that is not 4 or 8 bytes. */
-    n = S(2, T1, 200, F); n.value_size = 2;
+    n = S(2, T1, 200, F);
+    n.value_size = 2;
     EXPECT(0x00010000, NULL, &n, PCQ_CALC_BAD_VALUE_SIZE, 0);
     /* DefaultScale out of range, unless NOSCALE. */
     n.value_size = 4;
     TL_CHECK(pcq_calc_value(0x00010000, 11, NULL, &n, 0, &v, NULL) == PCQ_CALC_BAD_SCALE, "scale 11");
     TL_CHECK(pcq_calc_value(0x00010000, -2147483647 - 1, NULL, &n, 0, &v, NULL) == PCQ_CALC_BAD_SCALE,
              "scale INT32_MIN");
-    TL_CHECK(pcq_calc_value(0x00010000, 11, NULL, &n, PCQ_CALC_NOSCALE, &v, NULL) == PCQ_CALC_OK &&
-             v == 2.0, "scale 11 ignored with NOSCALE");
+    TL_CHECK(pcq_calc_value(0x00010000, 11, NULL, &n, PCQ_CALC_NOSCALE, &v, NULL) == PCQ_CALC_OK && v == 2.0,
+             "scale 11 ignored with NOSCALE");
     /* Inverse timer where idle > elapsed (skew): capped to 0 by default,
      * a negative-value status with NOCAP100. */
-    o = S(0, T0, 100, F); n = S(11000000, T1, 10000100, F);
+    o = S(0, T0, 100, F);
+    n = S(11000000, T1, 10000100, F);
     TL_CHECK(pcq_calc_value(0x21510500, 0, &o, &n, 0, &v, &notes) == PCQ_CALC_OK && v == 0.0 &&
-             (notes & PCQ_CALC_NOTE_CAPPED), "INV below 0 capped to 0: %g", v);
+                 (notes & PCQ_CALC_NOTE_CAPPED),
+             "INV below 0 capped to 0: %g", v);
     EXPECT(0x21510500, &o, &n, PCQ_CALC_NEGATIVE_VALUE, 0);
 }
 
@@ -335,10 +362,10 @@ static void test_flags(void)
     TL_CHECK(pcq_calc_value(0x00010000, 2, NULL, &n, 0, &v, NULL) == PCQ_CALC_OK && v == 1000.0,
              "10 x 10^2 = 1000, got %g", v);
     /* NOSCALE: 10. x1000: 10 x 10^2 x 1000 = 1e6. */
-    TL_CHECK(pcq_calc_value(0x00010000, 2, NULL, &n, PCQ_CALC_NOSCALE, &v, NULL) == PCQ_CALC_OK &&
-             v == 10.0, "NOSCALE: %g", v);
-    TL_CHECK(pcq_calc_value(0x00010000, 2, NULL, &n, PCQ_CALC_X1000, &v, NULL) == PCQ_CALC_OK &&
-             v == 1e6, "x1000: %g", v);
+    TL_CHECK(pcq_calc_value(0x00010000, 2, NULL, &n, PCQ_CALC_NOSCALE, &v, NULL) == PCQ_CALC_OK && v == 10.0,
+             "NOSCALE: %g", v);
+    TL_CHECK(pcq_calc_value(0x00010000, 2, NULL, &n, PCQ_CALC_X1000, &v, NULL) == PCQ_CALC_OK && v == 1e6,
+             "x1000: %g", v);
     /* Negative scale: 10 x 10^-1 = 1 exactly; 10 x 10^-10 = 1e-9. */
     TL_CHECK(pcq_calc_value(0x00010000, -1, NULL, &n, 0, &v, NULL) == PCQ_CALC_OK && v == 1.0,
              "10 x 10^-1: %.17g", v);
@@ -348,11 +375,14 @@ static void test_flags(void)
 
     /* Cap at 100: 4 CPUs of busy time over one second in a 100NSEC_TIMER
      * (a process): 100 * 4e7 / 1e7 = 400 %; capped to 100 unless NOCAP100. */
-    o = S(0, T0, 0, F); n = S(40000000, T1, 10000000, F);
+    o = S(0, T0, 0, F);
+    n = S(40000000, T1, 10000000, F);
     TL_CHECK(pcq_calc_value(0x20510500, 0, &o, &n, 0, &v, &notes) == PCQ_CALC_OK && v == 100.0 &&
-             notes == PCQ_CALC_NOTE_CAPPED, "capped: %g", v);
+                 notes == PCQ_CALC_NOTE_CAPPED,
+             "capped: %g", v);
     TL_CHECK(pcq_calc_value(0x20510500, 0, &o, &n, PCQ_CALC_NOCAP100, &v, &notes) == PCQ_CALC_OK &&
-             v == 400.0 && notes == 0, "NOCAP100: %g", v);
+                 v == 400.0 && notes == 0,
+             "NOCAP100: %g", v);
     /* The cap comes before the scale: 400 % capped to 100, x 10^1 = 1000. */
     TL_CHECK(pcq_calc_value(0x20510500, 1, &o, &n, 0, &v, NULL) == PCQ_CALC_OK && v == 1000.0,
              "cap then scale: %g", v);
@@ -372,19 +402,23 @@ static void test_wrap(void)
 
     /* COUNTER_COUNTER (4 bytes) from 4,294,967,000 to 704 in 1 s: modulo 2^32
      * the delta is 4,294,967,296 - 4,294,967,000 + 704 = 1000 -> 1000 /sec. */
-    o = S(4294967000u, T0, 0, F); n = S(704, T1, 0, F);
+    o = S(4294967000u, T0, 0, F);
+    n = S(704, T1, 0, F);
     TL_CHECK(pcq_calc_value(0x10410400, 0, &o, &n, 0, &v, &notes) == PCQ_CALC_OK && v == 1000.0 &&
-             (notes & PCQ_CALC_NOTE_WRAPPED), "wrap: %g notes %u", v, notes);
+                 (notes & PCQ_CALC_NOTE_WRAPPED),
+             "wrap: %g notes %u", v, notes);
     /* With NOWRAP32 the same pair is a reset. */
-    TL_CHECK(pcq_calc_value(0x10410400, 0, &o, &n, PCQ_CALC_NOWRAP32, &v, &notes) ==
-             PCQ_CALC_WENT_BACKWARDS, "NOWRAP32: reset");
+    TL_CHECK(pcq_calc_value(0x10410400, 0, &o, &n, PCQ_CALC_NOWRAP32, &v, &notes) == PCQ_CALC_WENT_BACKWARDS,
+             "NOWRAP32: reset");
     /* A reset: 5,000,000 down to 1,000. Modulo 2^32 that would be a forward move
      * of 4,290,968,296 >= 2^31: not a wrap. */
-    o = S(5000000, T0, 0, F); n = S(1000, T1, 0, F);
+    o = S(5000000, T0, 0, F);
+    n = S(1000, T1, 0, F);
     TL_CHECK(pcq_calc_value(0x10410400, 0, &o, &n, 0, &v, &notes) == PCQ_CALC_WENT_BACKWARDS,
              "reset, not wrap");
     /* Only 4-byte values wrap: the same numbers in an 8-byte value are a reset. */
-    o = S(4294967000u, T0, 0, F); n = S(704, T1, 0, F);
+    o = S(4294967000u, T0, 0, F);
+    n = S(704, T1, 0, F);
     o.value_size = n.value_size = 8;
     TL_CHECK(pcq_calc_value(0x10410400, 0, &o, &n, 0, &v, NULL) == PCQ_CALC_WENT_BACKWARDS,
              "8-byte values never wrap");
@@ -395,16 +429,19 @@ static void test_wrap(void)
     /* A 32-bit AVERAGE_BASE under a 64-bit AVERAGE_BULK ("% Processor Utility"):
      * base from 4,294,800,000 to 457,704: 457,704 + 2^32 - 4,294,800,000 = 625,000;
      * dN = 46,875,000; 46,875,000 / 625,000 = 75. */
-    o = SB(1000000000000u, 4294800000u, T0, F); n = SB(1000046875000u, 457704, T1, F);
+    o = SB(1000000000000u, 4294800000u, T0, F);
+    n = SB(1000046875000u, 457704, T1, F);
     o.base_size = n.base_size = 4;
     TL_CHECK(pcq_calc_value(0x40020500, 0, &o, &n, 0, &v, &notes) == PCQ_CALC_OK && v == 75.0 &&
-             notes == PCQ_CALC_NOTE_WRAPPED, "base wrap: %g", v);
+                 notes == PCQ_CALC_NOTE_WRAPPED,
+             "base wrap: %g", v);
     /* base_size 0: AVERAGE_BASE is 32-bit by the §2.2.4.2 table. */
     o.base_size = n.base_size = 0;
     TL_CHECK(pcq_calc_value(0x40020500, 0, &o, &n, 0, &v, NULL) == PCQ_CALC_OK && v == 75.0,
              "base width from the table: %g", v);
     TL_CHECK(pcq_calc_value(0x40020500, 0, &o, &n, PCQ_CALC_NOWRAP32, &v, NULL) ==
-             PCQ_CALC_NEGATIVE_DENOMINATOR, "base reset with NOWRAP32");
+                 PCQ_CALC_NEGATIVE_DENOMINATOR,
+             "base reset with NOWRAP32");
 }
 
 /* ------------------------------------------------------------------------ */
@@ -418,8 +455,15 @@ static uint64_t lcg(uint64_t *s)
 
 static uint64_t pick(uint64_t *s)
 {
-    static const uint64_t edge[] = {0, 1, 2, 0x7FFFFFFFu, 0x80000000u, 0xFFFFFFFFu,
-                                    0x100000000u, 0x7FFFFFFFFFFFFFFFu, 0x8000000000000000u,
+    static const uint64_t edge[] = {0,
+                                    1,
+                                    2,
+                                    0x7FFFFFFFu,
+                                    0x80000000u,
+                                    0xFFFFFFFFu,
+                                    0x100000000u,
+                                    0x7FFFFFFFFFFFFFFFu,
+                                    0x8000000000000000u,
                                     0xFFFFFFFFFFFFFFFFu};
     uint64_t r = lcg(s);
     return (r & 3) == 0 ? lcg(s) : edge[(r >> 8) % (sizeof edge / sizeof edge[0])];
@@ -439,23 +483,26 @@ static void test_never_nan(void)
         int st;
         memset(&o, 0, sizeof o);
         memset(&n, 0, sizeof n);
-        o.value = pick(&seed); n.value = pick(&seed);
-        o.base = pick(&seed); n.base = pick(&seed);
-        o.obj_time = pick(&seed); n.obj_time = pick(&seed);
+        o.value = pick(&seed);
+        n.value = pick(&seed);
+        o.base = pick(&seed);
+        n.base = pick(&seed);
+        o.obj_time = pick(&seed);
+        n.obj_time = pick(&seed);
         o.obj_freq = n.obj_freq = pick(&seed);
         o.multi = n.multi = pick(&seed);
-        o.time = pick(&seed); n.time = pick(&seed);
-        o.time_100ns = pick(&seed); n.time_100ns = pick(&seed);
+        o.time = pick(&seed);
+        n.time = pick(&seed);
+        o.time_100ns = pick(&seed);
+        n.time_100ns = pick(&seed);
         o.freq = n.freq = pick(&seed);
         o.value_size = n.value_size = (uint8_t)((lcg(&seed) % 3) * 4);
         o.base_size = n.base_size = (uint8_t)((lcg(&seed) % 3) * 4);
         o.have = n.have = (uint8_t)(lcg(&seed) & 15);
-        st = pcq_calc_value(d->type, scale, (lcg(&seed) & 7) ? &o : NULL, &n,
-                            flags[lcg(&seed) % 4], &v, NULL);
-        if (st == PCQ_CALC_OK && !isfinite(v))
-            bad++;
-        if (st < 0 || st >= PCQ_CALC_STATUS_END_)
-            bad++;
+        st = pcq_calc_value(d->type, scale, (lcg(&seed) & 7) ? &o : NULL, &n, flags[lcg(&seed) % 4], &v,
+                            NULL);
+        if (st == PCQ_CALC_OK && !isfinite(v)) bad++;
+        if (st < 0 || st >= PCQ_CALC_STATUS_END_) bad++;
     }
     TL_CHECK(bad == 0, "%lu non-finite results or bad statuses", bad);
 }
@@ -467,8 +514,8 @@ static void fmt_is(int line, double v, uint32_t type, uint64_t attrib, const cha
 {
     char got[PCQ_CALC_TEXT_SIZE];
     size_t n = pcq_calc_format(v, type, attrib, got, sizeof got);
-    tl_check(strcmp(got, want) == 0 && n == strlen(want), "line %d: format %g: \"%s\", want \"%s\"",
-             line, v, got, want);
+    tl_check(strcmp(got, want) == 0 && n == strlen(want), "line %d: format %g: \"%s\", want \"%s\"", line, v,
+             got, want);
 }
 #define FMT(v, type, attrib, want) fmt_is(__LINE__, v, type, attrib, want)
 
@@ -476,19 +523,19 @@ static void test_format(void)
 {
     char small[6];
     size_t n;
-    FMT(1234567.0, 0x00010000, 0, "1,234,567");              /* RAWCOUNT */
-    FMT(1234567.0, 0x00010000, 0x4, "1234567");              /* no group separator */
-    FMT(1234567.0, 0x00010000, 0x8, "1,234,567.000");        /* display as real */
-    FMT(255.0, 0x00010000, 0x10, "0xff");                    /* display as hex */
-    FMT(255.0, 0x00000000, 0, "0xff");                       /* RAWCOUNT_HEX */
+    FMT(1234567.0, 0x00010000, 0, "1,234,567");       /* RAWCOUNT */
+    FMT(1234567.0, 0x00010000, 0x4, "1234567");       /* no group separator */
+    FMT(1234567.0, 0x00010000, 0x8, "1,234,567.000"); /* display as real */
+    FMT(255.0, 0x00010000, 0x10, "0xff");             /* display as hex */
+    FMT(255.0, 0x00000000, 0, "0xff");                /* RAWCOUNT_HEX */
     FMT(75.0, 0x21510500, 0, "75.000 %");
     FMT(1500.5, 0x10410400, 0, "1,500.500 /sec");
     FMT(0.0025, 0x30020400, 0, "0.003 s");
     FMT(-1234.5, 0x40020500, 0, "-1,234.500");
     FMT(999.0, 0x00010000, 0, "999");
     FMT(1000.0, 0x00010000, 0, "1,000");
-    FMT(0.5, 0x00010000, 0, "0.500");                        /* scaled: no longer integral */
-    FMT(12.0, 0x00010000, 0x2, "");                          /* no display */
+    FMT(0.5, 0x00010000, 0, "0.500"); /* scaled: no longer integral */
+    FMT(12.0, 0x00010000, 0x2, "");   /* no display */
     FMT(1e300, 0x10410500, 0, "1.000000e+300 /sec");
     n = pcq_calc_format(1234567.0, 0x00010000, 0, small, sizeof small);
     TL_CHECK(n == 9 && strcmp(small, "1,234") == 0, "truncated: \"%s\" %zu", small, n);
@@ -536,15 +583,15 @@ static void info_begin(wbuf *w, uint32_t ncounters, uint32_t instance_type)
     w->n = 0;
     memcpy(w->b, guid, 16);
     w->n = 16;
-    put32(w, 0);               /* CounterSetType */
-    put32(w, 100);             /* DetailLevel */
+    put32(w, 0);   /* CounterSetType */
+    put32(w, 100); /* DetailLevel */
     put32(w, ncounters);
     put32(w, instance_type);
 }
 
 /* _PERF_COUNTER_REG_INFO (§2.2.4.2), 48 bytes. */
-static void info_counter(wbuf *w, uint32_t id, uint32_t type, uint64_t attrib, int32_t scale,
-                         uint32_t base, uint32_t time, uint32_t freq, uint32_t multi, uint32_t agg)
+static void info_counter(wbuf *w, uint32_t id, uint32_t type, uint64_t attrib, int32_t scale, uint32_t base,
+                         uint32_t time, uint32_t freq, uint32_t multi, uint32_t agg)
 {
     put32(w, id);
     put32(w, type);
@@ -569,7 +616,10 @@ static void data_begin(wbuf *w, uint64_t t, uint64_t t100, uint64_t f)
     put64(w, t);
     put64(w, t100);
     put64(w, f);
-    for (i = 0; i < 8; i++) { w->b[w->n++] = (uint8_t)(i == 0 ? 0xe8 : i == 1 ? 0x07 : 1); w->b[w->n++] = 0; }
+    for (i = 0; i < 8; i++) {
+        w->b[w->n++] = (uint8_t)(i == 0 ? 0xe8 : i == 1 ? 0x07 : 1);
+        w->b[w->n++] = 0;
+    }
 }
 static void data_end(wbuf *w, uint32_t nblocks)
 {
@@ -579,9 +629,9 @@ static void data_end(wbuf *w, uint32_t nblocks)
 static size_t block_begin(wbuf *w, uint32_t type)
 {
     size_t at = w->n;
-    put32(w, 0);               /* dwStatus */
+    put32(w, 0); /* dwStatus */
     put32(w, type);
-    put32(w, 0);               /* dwSize, patched */
+    put32(w, 0); /* dwSize, patched */
     put32(w, 0);
     return at;
 }
@@ -619,17 +669,25 @@ static void instance(wbuf *w, uint32_t id, const char *name)
     size_t at = w->n, i;
     put32(w, 0);
     put32(w, id);
-    for (i = 0; i <= strlen(name); i++) { w->b[w->n++] = (uint8_t)name[i]; w->b[w->n++] = 0; }
+    for (i = 0; i <= strlen(name); i++) {
+        w->b[w->n++] = (uint8_t)name[i];
+        w->b[w->n++] = 0;
+    }
     pad8(w);
     patch32(w, at, (uint32_t)(w->n - at));
 }
 static void value32(wbuf *w, uint32_t v)
 {
-    put32(w, 4); put32(w, 16); put32(w, v); put32(w, 0);
+    put32(w, 4);
+    put32(w, 16);
+    put32(w, v);
+    put32(w, 0);
 }
 static void value64(wbuf *w, uint64_t v)
 {
-    put32(w, 8); put32(w, 16); put64(w, v);
+    put32(w, 8);
+    put32(w, 16);
+    put64(w, v);
 }
 
 static int decode_info(const wbuf *w, pcq_counterset_info *info)
@@ -651,34 +709,28 @@ static int decode_data(const wbuf *w, pcq_data *d)
 
 /* The row of counter id for instance name (NULL: single instance; "" with
  * aggregate: the aggregate row), dup n. */
-static const pcq_calc_row *row_of(const pcq_calc_row *rows, size_t n, uint32_t id,
-                                  const char *name, uint32_t dup, int aggregate)
+static const pcq_calc_row *row_of(const pcq_calc_row *rows, size_t n, uint32_t id, const char *name,
+                                  uint32_t dup, int aggregate)
 {
     size_t i, k;
     for (i = 0; i < n; i++) {
         const pcq_calc_row *r = &rows[i];
-        if (r->counter_id != id || r->is_aggregate != aggregate)
-            continue;
-        if (aggregate)
-            return r;
-        if (name == NULL ? r->has_instance : !r->has_instance)
-            continue;
+        if (r->counter_id != id || r->is_aggregate != aggregate) continue;
+        if (aggregate) return r;
+        if (name == NULL ? r->has_instance : !r->has_instance) continue;
         if (name != NULL) {
-            if (r->instance.len != 2 * strlen(name) || r->dup_index != dup)
-                continue;
+            if (r->instance.len != 2 * strlen(name) || r->dup_index != dup) continue;
             for (k = 0; k < strlen(name); k++)
-                if (r->instance.ptr[2 * k] != (uint8_t)name[k] || r->instance.ptr[2 * k + 1] != 0)
-                    break;
-            if (k != strlen(name))
-                continue;
+                if (r->instance.ptr[2 * k] != (uint8_t)name[k] || r->instance.ptr[2 * k + 1] != 0) break;
+            if (k != strlen(name)) continue;
         }
         return r;
     }
     return NULL;
 }
 
-static void row_is(int line, const pcq_calc_row *rows, size_t n, uint32_t id, const char *name,
-                   uint32_t dup, int aggregate, int status, double value)
+static void row_is(int line, const pcq_calc_row *rows, size_t n, uint32_t id, const char *name, uint32_t dup,
+                   int aggregate, int status, double value)
 {
     const pcq_calc_row *r = row_of(rows, n, id, name, dup, aggregate);
     if (!tl_check(r != NULL, "line %d: no row for counter %u instance %s#%u", line, (unsigned)id,
@@ -687,28 +739,30 @@ static void row_is(int line, const pcq_calc_row *rows, size_t n, uint32_t id, co
     tl_check(r->status == status, "line %d: counter %u %s: status %s, want %s", line, (unsigned)id,
              name ? name : "", pcq_calc_status_name(r->status), pcq_calc_status_name(status));
     if (status == PCQ_CALC_OK)
-        tl_check(near(r->value, value), "line %d: counter %u %s: %.17g, want %.17g", line,
-                 (unsigned)id, name ? name : "", r->value, value);
+        tl_check(near(r->value, value), "line %d: counter %u %s: %.17g, want %.17g", line, (unsigned)id,
+                 name ? name : "", r->value, value);
 }
 #define ROW(id, name, dup, st, val) row_is(__LINE__, rows, n, id, name, dup, 0, st, val)
-#define AGG(id, st, val) row_is(__LINE__, rows, n, id, NULL, 0, 1, st, val)
+#define AGG(id, st, val)            row_is(__LINE__, rows, n, id, NULL, 0, 1, st, val)
 
 /* ------------------------------------------------------------------------ */
 /* Cooking: "Processor Information" (NOTES §8), two samples one second apart */
 /* ------------------------------------------------------------------------ */
-enum { PI_N = 7 };
+enum {
+    PI_N = 7
+};
 static const uint32_t pi_ids[PI_N] = {0, 3, 7, 21, 22, 24, 25};
 
 static void pi_info(wbuf *w)
 {
-    info_begin(w, PI_N, 2);                                      /* multiple instances */
-    info_counter(w, 0, 0x21510500, 0, 0, 0, 0, 0, 0, 0);          /* % Processor Time */
-    info_counter(w, 3, 0x10410400, 0, 0, 0, 0, 0, 0, 0);          /* Interrupts/sec */
-    info_counter(w, 7, 0x00010000, 0, 0, 0, 0, 0, 0, 0);          /* Parking Status */
-    info_counter(w, 21, 0x20570500, 0, 0, 22, 0, 0, 0, 0);        /* % Idle Time (precision) */
-    info_counter(w, 22, 0x40030500, 0, 0, 0, 0, 0, 0, 0);         /* its LARGE_RAW_BASE */
-    info_counter(w, 24, 0x40020500, 0, 0, 25, 0, 0, 0, 0);        /* % Processor Utility */
-    info_counter(w, 25, 0x40030402, 0, 0, 0, 0, 0, 0, 0);         /* % Utility Base (32-bit) */
+    info_begin(w, PI_N, 2);                                /* multiple instances */
+    info_counter(w, 0, 0x21510500, 0, 0, 0, 0, 0, 0, 0);   /* % Processor Time */
+    info_counter(w, 3, 0x10410400, 0, 0, 0, 0, 0, 0, 0);   /* Interrupts/sec */
+    info_counter(w, 7, 0x00010000, 0, 0, 0, 0, 0, 0, 0);   /* Parking Status */
+    info_counter(w, 21, 0x20570500, 0, 0, 22, 0, 0, 0, 0); /* % Idle Time (precision) */
+    info_counter(w, 22, 0x40030500, 0, 0, 0, 0, 0, 0, 0);  /* its LARGE_RAW_BASE */
+    info_counter(w, 24, 0x40020500, 0, 0, 25, 0, 0, 0, 0); /* % Processor Utility */
+    info_counter(w, 25, 0x40030402, 0, 0, 0, 0, 0, 0, 0);  /* % Utility Base (32-bit) */
 }
 
 typedef struct pi_inst {
@@ -722,7 +776,7 @@ static void pi_data(wbuf *w, uint64_t t, uint64_t t100, const pi_inst *in, size_
 {
     size_t b, mi, i;
     data_begin(w, t, t100, 10000000u);
-    b = block_begin(w, 6);                                        /* PERF_COUNTERSET */
+    b = block_begin(w, 6); /* PERF_COUNTERSET */
     multi_counters(w, pi_ids, PI_N);
     mi = multi_instances_begin(w);
     for (i = 0; i < count; i++) {
@@ -756,17 +810,16 @@ static void test_cook_processor_information(void)
     wbuf wi, wo, wn;
     pcq_counterset_info info;
     pcq_data od, nd;
-    pcq_calc_row rows[64];
-    size_t n = 0;
+    pcq_calc_row rows[128]; /* with room for working memory */
+    size_t n = 0, need = 0;
     pcq_error e;
     int rc;
 
     pi_info(&wi);
     pi_data(&wo, 5000000000u, 133000000000000000u, old_in, 3);
     pi_data(&wn, 5010000000u, 133000000010000000u, new_in, 3);
-    if (decode_info(&wi, &info) || decode_data(&wo, &od) || decode_data(&wn, &nd))
-        return;
-    rc = pcq_calc_cook(&info, &od, &nd, NULL, 0, PCQ_CALC_NOCAP100, rows, 64, &n, &e);
+    if (decode_info(&wi, &info) || decode_data(&wo, &od) || decode_data(&wn, &nd)) return;
+    rc = pcq_calc_cook(&info, &od, &nd, NULL, 0, PCQ_CALC_NOCAP100, rows, CAP(rows), &n, &e);
     TL_CHECK(rc == PCQ_OK && n == 21, "cook: %s, %zu rows", pcq_status_name(rc), n);
     /* % Processor Time = 100 (1 - d idle / dT100):
      * 0,0: 100 (1 - 2,500,000 / 10,000,000) = 75; 0,1: 1 - 0.5 -> 50;
@@ -790,20 +843,27 @@ static void test_cook_processor_information(void)
     ROW(24, "_Total", 0, PCQ_CALC_OK, 62.5);
     ROW(25, "_Total", 0, PCQ_CALC_NOT_DISPLAYABLE, 0);
     TL_CHECK(row_of(rows, n, 24, "0,0", 0, 0) != NULL &&
-             (row_of(rows, n, 24, "0,0", 0, 0)->notes & PCQ_CALC_NOTE_WRAPPED), "wrap noted");
+                 (row_of(rows, n, 24, "0,0", 0, 0)->notes & PCQ_CALC_NOTE_WRAPPED),
+             "wrap noted");
 
     /* One sample only: rates need a second; raw counts do not. */
-    rc = pcq_calc_cook(&info, NULL, &nd, NULL, 0, 0, rows, 64, &n, &e);
+    rc = pcq_calc_cook(&info, NULL, &nd, NULL, 0, 0, rows, CAP(rows), &n, &e);
     TL_CHECK(rc == PCQ_OK && n == 21, "one sample: %s", pcq_status_name(rc));
     ROW(0, "0,0", 0, PCQ_CALC_NEED_SECOND_SAMPLE, 0);
     ROW(24, "0,1", 0, PCQ_CALC_NEED_SECOND_SAMPLE, 0);
     ROW(7, "_Total", 0, PCQ_CALC_OK, 7.0);
 
-    /* Capacity: too small reports the rows needed; a sizing call with NULL. */
+    /* Capacity: too small reports the rows needed (the 21 it returns, and the
+     * working memory its indexes take past them: the data lists the counters
+     * out of counterset order); a sizing call with NULL; one row short. */
     rc = pcq_calc_cook(&info, &od, &nd, NULL, 0, 0, rows, 5, &n, &e);
-    TL_CHECK(rc == PCQ_ERR_BUFFER_TOO_SMALL && n == 21, "too small: %s %zu", pcq_status_name(rc), n);
-    rc = pcq_calc_cook(&info, &od, &nd, NULL, 0, 0, NULL, 0, &n, NULL);
-    TL_CHECK(rc == PCQ_ERR_BUFFER_TOO_SMALL && n == 21, "sizing: %s %zu", pcq_status_name(rc), n);
+    TL_CHECK(rc == PCQ_ERR_BUFFER_TOO_SMALL && n >= 21, "too small: %s %zu", pcq_status_name(rc), n);
+    rc = pcq_calc_cook(&info, &od, &nd, NULL, 0, 0, NULL, 0, &need, NULL);
+    TL_CHECK(rc == PCQ_ERR_BUFFER_TOO_SMALL && need == n, "sizing: %s %zu", pcq_status_name(rc), need);
+    rc = pcq_calc_cook(&info, &od, &nd, NULL, 0, 0, rows, need - 1, &n, NULL);
+    TL_CHECK(rc == PCQ_ERR_BUFFER_TOO_SMALL && n == need, "one row short: %s %zu", pcq_status_name(rc), n);
+    rc = pcq_calc_cook(&info, &od, &nd, NULL, 0, 0, rows, need, &n, NULL);
+    TL_CHECK(rc == PCQ_OK && n == 21, "what sizing said: %s %zu rows", pcq_status_name(rc), n);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -839,29 +899,30 @@ static void test_cook_duplicates_and_aggregates(void)
 {
     /* Two "java" instances (ids 100 and 200), listed in another order in each
      * sample; "new" appears only in the newer sample. */
-    static const ag_inst old_in[3] = {
-        {"java", 100, 0, 100, 0, 0, 0}, {"java", 200, 0, 1000, 0, 0, 0}, {"svc", 5, 0, 0, 0, 0, 0}};
-    static const ag_inst new_in[4] = {
-        {"java", 200, 10, 1100, 6, 1, 0}, {"svc", 5, 20, 30, 7, 2, 0},
-        {"java", 100, 30, 150, 5, 3, 0}, {"new", 9, 40, 7, 8, 4, 0}};
+    static const ag_inst old_in[3] = {{"java", 100, 0, 100, 0, 0, 0},
+                                      {"java", 200, 0, 1000, 0, 0, 0},
+                                      {"svc", 5, 0, 0, 0, 0, 0}};
+    static const ag_inst new_in[4] = {{"java", 200, 10, 1100, 6, 1, 0},
+                                      {"svc", 5, 20, 30, 7, 2, 0},
+                                      {"java", 100, 30, 150, 5, 3, 0},
+                                      {"new", 9, 40, 7, 8, 4, 0}};
     wbuf wi, wo, wn;
     pcq_counterset_info info;
     pcq_data od, nd;
-    pcq_calc_row rows[64];
+    pcq_calc_row rows[128]; /* with room for working memory */
     size_t n = 0;
     int rc;
 
-    info_begin(&wi, 5, 4);                                        /* global aggregate */
-    info_counter(&wi, 1, 0x00010000, 0, 0, 0, 0, 0, 0, 1);        /* total */
-    info_counter(&wi, 2, 0x10410400, 0, 0, 0, 0, 0, 0, 2);        /* average */
-    info_counter(&wi, 3, 0x00010000, 0, 0, 0, 0, 0, 0, 3);        /* minimum */
-    info_counter(&wi, 4, 0x00010000, 0, 1, 0, 0, 0, 0, 4);        /* maximum, DefaultScale 1 */
-    info_counter(&wi, 5, 0x00010000, 0, 0, 0, 0, 0, 0, 0);        /* undefined: no aggregate */
+    info_begin(&wi, 5, 4);                                 /* global aggregate */
+    info_counter(&wi, 1, 0x00010000, 0, 0, 0, 0, 0, 0, 1); /* total */
+    info_counter(&wi, 2, 0x10410400, 0, 0, 0, 0, 0, 0, 2); /* average */
+    info_counter(&wi, 3, 0x00010000, 0, 0, 0, 0, 0, 0, 3); /* minimum */
+    info_counter(&wi, 4, 0x00010000, 0, 1, 0, 0, 0, 0, 4); /* maximum, DefaultScale 1 */
+    info_counter(&wi, 5, 0x00010000, 0, 0, 0, 0, 0, 0, 0); /* undefined: no aggregate */
     ag_data(&wo, 1000000, old_in, 3);
-    ag_data(&wn, 1001000, new_in, 4);                             /* dT / F = 1000 / 1000 = 1 s */
-    if (decode_info(&wi, &info) || decode_data(&wo, &od) || decode_data(&wn, &nd))
-        return;
-    rc = pcq_calc_cook(&info, &od, &nd, NULL, 0, 0, rows, 64, &n, NULL);
+    ag_data(&wn, 1001000, new_in, 4); /* dT / F = 1000 / 1000 = 1 s */
+    if (decode_info(&wi, &info) || decode_data(&wo, &od) || decode_data(&wn, &nd)) return;
+    rc = pcq_calc_cook(&info, &od, &nd, NULL, 0, 0, rows, CAP(rows), &n, NULL);
     TL_CHECK(rc == PCQ_OK && n == 4 * 5 + 4, "cook: %s, %zu rows", pcq_status_name(rc), n);
     /* name#n ordered by InstanceId: java (100) is java#0, java (200) is java#1,
      * although the newer sample lists id 200 first. */
@@ -883,7 +944,7 @@ static void test_cook_duplicates_and_aggregates(void)
     TL_CHECK(row_of(rows, n, 5, NULL, 0, 1) == NULL, "no aggregate for AggregateFunc 0");
     TL_CHECK(row_of(rows, n, 2, NULL, 0, 1)->instances_used == 3, "3 instances averaged");
     /* No older sample: the average has no instance to work with. */
-    rc = pcq_calc_cook(&info, NULL, &nd, NULL, 0, 0, rows, 64, &n, NULL);
+    rc = pcq_calc_cook(&info, NULL, &nd, NULL, 0, 0, rows, CAP(rows), &n, NULL);
     AGG(2, PCQ_CALC_NO_INSTANCE, 0);
     AGG(1, PCQ_CALC_OK, 100.0);
 }
@@ -897,17 +958,20 @@ static void related_data(wbuf *w, uint64_t t100, uint64_t to, uint64_t n13, uint
     static const uint32_t ids[8] = {10, 11, 12, 13, 14, 15, 16, 17};
     size_t b;
     data_begin(w, 777, t100, 1000u);
-    b = block_begin(w, 2);                                        /* PERF_MULTI_COUNTERS */
+    b = block_begin(w, 2); /* PERF_MULTI_COUNTERS */
     multi_counters(w, ids, 8);
-    value64(w, to);                                               /* 10: object time */
-    value64(w, 1000000);                                          /* 11: object frequency */
-    value64(w, 1000000);                                          /* 12: start time */
-    value64(w, n13);                                              /* 13: OBJ_TIME_TIMER */
-    value32(w, 2);                                                /* 14: MultiId count */
-    value64(w, n15);                                              /* 15: 100NSEC_MULTI_TIMER */
-    value64(w, 5);                                                /* 16: AVERAGE_BULK, base 99 */
+    value64(w, to);      /* 10: object time */
+    value64(w, 1000000); /* 11: object frequency */
+    value64(w, 1000000); /* 12: start time */
+    value64(w, n13);     /* 13: OBJ_TIME_TIMER */
+    value32(w, 2);       /* 14: MultiId count */
+    value64(w, n15);     /* 15: 100NSEC_MULTI_TIMER */
+    value64(w, 5);       /* 16: AVERAGE_BULK, base 99 */
     /* 17: a text value of 6 bytes ("abc" in UTF-16LE), padded to 8. */
-    put32(w, 6); put32(w, 16); put32(w, 0x00620061); put32(w, 0x00000063);
+    put32(w, 6);
+    put32(w, 16);
+    put32(w, 0x00620061);
+    put32(w, 0x00000063);
     block_end(w, b);
     data_end(w, 1);
 }
@@ -917,24 +981,23 @@ static void test_cook_related(void)
     wbuf wi, wo, wn;
     pcq_counterset_info info;
     pcq_data od, nd;
-    pcq_calc_row rows[16];
+    pcq_calc_row rows[80]; /* with room for working memory */
     size_t n = 0;
     int rc;
 
-    info_begin(&wi, 8, 0);                                        /* single instance */
+    info_begin(&wi, 8, 0); /* single instance */
     info_counter(&wi, 10, 0x00010100, 0, 0, 0, 0, 0, 0, 0);
     info_counter(&wi, 11, 0x00010100, 0, 0, 0, 0, 0, 0, 0);
-    info_counter(&wi, 12, 0x30240500, 0, 0, 0, 10, 11, 0, 0);     /* ELAPSED_TIME */
-    info_counter(&wi, 13, 0x20610500, 0, 0, 0, 10, 11, 0, 0);     /* OBJ_TIME_TIMER */
+    info_counter(&wi, 12, 0x30240500, 0, 0, 0, 10, 11, 0, 0); /* ELAPSED_TIME */
+    info_counter(&wi, 13, 0x20610500, 0, 0, 0, 10, 11, 0, 0); /* OBJ_TIME_TIMER */
     info_counter(&wi, 14, 0x00010000, 0, 0, 0, 0, 0, 0, 0);
-    info_counter(&wi, 15, 0x22510500, 0, 0, 0, 0, 0, 14, 0);      /* 100NSEC_MULTI_TIMER */
-    info_counter(&wi, 16, 0x40020500, 0, 0, 99, 0, 0, 0, 0);      /* base 99 does not exist */
-    info_counter(&wi, 17, 0x00000B00, 0, 0, 0, 0, 0, 0, 0);       /* text */
+    info_counter(&wi, 15, 0x22510500, 0, 0, 0, 0, 0, 14, 0); /* 100NSEC_MULTI_TIMER */
+    info_counter(&wi, 16, 0x40020500, 0, 0, 99, 0, 0, 0, 0); /* base 99 does not exist */
+    info_counter(&wi, 17, 0x00000B00, 0, 0, 0, 0, 0, 0, 0);  /* text */
     related_data(&wo, 100000000, 1000000, 0, 0);
     related_data(&wn, 110000000, 5000000, 1000000, 10000000);
-    if (decode_info(&wi, &info) || decode_data(&wo, &od) || decode_data(&wn, &nd))
-        return;
-    rc = pcq_calc_cook(&info, &od, &nd, NULL, 0, 0, rows, 16, &n, NULL);
+    if (decode_info(&wi, &info) || decode_data(&wo, &od) || decode_data(&wn, &nd)) return;
+    rc = pcq_calc_cook(&info, &od, &nd, NULL, 0, 0, rows, CAP(rows), &n, NULL);
     TL_CHECK(rc == PCQ_OK && n == 8, "cook: %s, %zu rows", pcq_status_name(rc), n);
     /* ELAPSED_TIME: (To - N) / Fo = (5,000,000 - 1,000,000) / 1,000,000 = 4 s. */
     ROW(12, NULL, 0, PCQ_CALC_OK, 4.0);
@@ -959,7 +1022,7 @@ static void single_data(wbuf *w, uint64_t t, uint32_t v1, uint32_t v2)
     b = block_begin(w, 1);
     value32(w, v1);
     block_end(w, b);
-    b = block_begin(w, 0);                                        /* PERF_ERROR_RETURN */
+    b = block_begin(w, 0); /* PERF_ERROR_RETURN */
     patch32(w, b, 232);
     block_end(w, b);
     b = block_begin(w, 1);
@@ -986,7 +1049,7 @@ static void test_cook_single_blocks(void)
     wbuf wi, wo, wn, wbad;
     pcq_counterset_info info;
     pcq_data od, nd, bd;
-    pcq_calc_row rows[8];
+    pcq_calc_row rows[72]; /* with room for working memory */
     pcq_identifier ids[2];
     size_t n = 0;
     pcq_error e;
@@ -997,13 +1060,14 @@ static void test_cook_single_blocks(void)
     info_counter(&wi, 1, 0x10410400, 0, 0, 0, 0, 0, 0, 0);
     info_counter(&wi, 2, 0x00010000, 0, 0, 0, 0, 0, 0, 0);
     single_data(&wo, 5000, 100, 7);
-    single_data(&wn, 7000, 300, 9);                               /* 2 s later */
-    if (decode_info(&wi, &info) || decode_data(&wo, &od) || decode_data(&wn, &nd))
-        return;
+    single_data(&wn, 7000, 300, 9); /* 2 s later */
+    if (decode_info(&wi, &info) || decode_data(&wo, &od) || decode_data(&wn, &nd)) return;
     memset(ids, 0, sizeof ids);
-    ids[0].counter_id = 1; ids[0].index = 0;
-    ids[1].counter_id = 2; ids[1].index = 2;                      /* block 1 is the error */
-    rc = pcq_calc_cook(&info, &od, &nd, ids, 2, 0, rows, 8, &n, &e);
+    ids[0].counter_id = 1;
+    ids[0].index = 0;
+    ids[1].counter_id = 2;
+    ids[1].index = 2; /* block 1 is the error */
+    rc = pcq_calc_cook(&info, &od, &nd, ids, 2, 0, rows, CAP(rows), &n, &e);
     TL_CHECK(rc == PCQ_OK && n == 2, "cook: %s, %zu rows", pcq_status_name(rc), n);
     /* (300 - 100) / (2000 / 1000 s) = 100 /sec. */
     ROW(1, NULL, 0, PCQ_CALC_OK, 100.0);
@@ -1011,15 +1075,13 @@ static void test_cook_single_blocks(void)
     /* Without identifiers, block i holds counter i of the info: block 0 is
      * counter 1, block 1 is the error block, block 2 would be a third counter
      * that the info does not have: error at that block (48 + 32 + 16). */
-    rc = pcq_calc_cook(&info, &od, &nd, NULL, 0, 0, rows, 8, &n, &e);
-    TL_CHECK(rc == PCQ_ERR_INVALID_ARG && e.offset == 96, "no ids: %s at %zu",
-             pcq_status_name(rc), e.offset);
+    rc = pcq_calc_cook(&info, &od, &nd, NULL, 0, 0, rows, CAP(rows), &n, &e);
+    TL_CHECK(rc == PCQ_ERR_INVALID_ARG && e.offset == 96, "no ids: %s at %zu", pcq_status_name(rc), e.offset);
     /* Two single blocks and no identifiers: counters 1 and 2 in order. */
     two_singles(&wo, 5000, 100, 7);
     two_singles(&wn, 7000, 300, 9);
-    if (decode_data(&wo, &od) || decode_data(&wn, &nd))
-        return;
-    rc = pcq_calc_cook(&info, &od, &nd, NULL, 0, 0, rows, 8, &n, &e);
+    if (decode_data(&wo, &od) || decode_data(&wn, &nd)) return;
+    rc = pcq_calc_cook(&info, &od, &nd, NULL, 0, 0, rows, CAP(rows), &n, &e);
     TL_CHECK(rc == PCQ_OK && n == 2, "cook without ids: %s, %zu rows", pcq_status_name(rc), n);
     /* (300 - 100) / (2000 / 1000 s) = 100 /sec; RAWCOUNT 9. */
     ROW(1, NULL, 0, PCQ_CALC_OK, 100.0);
@@ -1029,12 +1091,13 @@ static void test_cook_single_blocks(void)
      * older buffer, though documented in the newer). Here the older's block 2
      * has no identifier: counter 1 (block 1 of the newer) meets no older
      * value; counter 2 is block 0 of both. */
-    ids[0].counter_id = 2; ids[0].index = 0;
-    ids[1].counter_id = 1; ids[1].index = 1;
+    ids[0].counter_id = 2;
+    ids[0].index = 0;
+    ids[1].counter_id = 1;
+    ids[1].index = 1;
     single_data(&wo, 5000, 100, 7);
-    if (decode_data(&wo, &od))
-        return;
-    rc = pcq_calc_cook(&info, &od, &nd, ids, 2, 0, rows, 8, &n, &e);
+    if (decode_data(&wo, &od)) return;
+    rc = pcq_calc_cook(&info, &od, &nd, ids, 2, 0, rows, CAP(rows), &n, &e);
     TL_CHECK(rc == PCQ_OK && n == 2, "older block without an identifier: %s at %zu, %zu rows",
              pcq_status_name(rc), e.offset, n);
     ROW(2, NULL, 0, PCQ_CALC_OK, 300.0);
@@ -1047,11 +1110,10 @@ static void test_cook_single_blocks(void)
     value32(&wbad, 2);
     block_end(&wbad, (size_t)rc);
     data_end(&wbad, 1);
-    if (decode_data(&wbad, &bd))
-        return;
-    rc = pcq_calc_cook(&info, NULL, &bd, NULL, 0, 0, rows, 8, &n, &e);
-    TL_CHECK(rc == PCQ_ERR_INVALID_ARG && e.offset == 48 + 16 + 8 + 4,
-             "unknown counter: %s at %zu", pcq_status_name(rc), e.offset);
+    if (decode_data(&wbad, &bd)) return;
+    rc = pcq_calc_cook(&info, NULL, &bd, NULL, 0, 0, rows, CAP(rows), &n, &e);
+    TL_CHECK(rc == PCQ_ERR_INVALID_ARG && e.offset == 48 + 16 + 8 + 4, "unknown counter: %s at %zu",
+             pcq_status_name(rc), e.offset);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -1061,24 +1123,23 @@ static void test_cook_single_blocks(void)
 typedef struct co_inst {
     const char *name;
     uint32_t id;
-    uint32_t v[5];             /* the value of counter id k + 1 */
+    uint32_t v[5]; /* the value of counter id k + 1 */
 } co_inst;
 
 static void co_info(wbuf *w)
 {
-    info_begin(w, 5, 2);                                          /* multiple instances */
-    info_counter(w, 1, 0x10410400, 0, 0, 0, 0, 0, 0, 0);          /* COUNTER_COUNTER */
-    info_counter(w, 2, 0x00010000, 0, 0, 0, 0, 0, 0, 0);          /* RAWCOUNT */
-    info_counter(w, 3, 0x40020500, 0, 0, 4, 0, 0, 0, 0);          /* AVERAGE_BULK over 4 */
-    info_counter(w, 4, 0x40030402, 0, 0, 0, 0, 0, 0, 0);          /* AVERAGE_BASE */
-    info_counter(w, 5, 0x00400400, 0, 0, 0, 0, 0, 0, 0);          /* COUNTER_DELTA */
+    info_begin(w, 5, 2);                                 /* multiple instances */
+    info_counter(w, 1, 0x10410400, 0, 0, 0, 0, 0, 0, 0); /* COUNTER_COUNTER */
+    info_counter(w, 2, 0x00010000, 0, 0, 0, 0, 0, 0, 0); /* RAWCOUNT */
+    info_counter(w, 3, 0x40020500, 0, 0, 4, 0, 0, 0, 0); /* AVERAGE_BULK over 4 */
+    info_counter(w, 4, 0x40030402, 0, 0, 0, 0, 0, 0, 0); /* AVERAGE_BASE */
+    info_counter(w, 5, 0x00400400, 0, 0, 0, 0, 0, 0, 0); /* COUNTER_DELTA */
 }
 
 /* One PERF_COUNTERSET block listing ids[0..nids); each instance's values in
  * that order (counter 3 in 8 bytes). A repeated id carries 1000 more at each
  * repetition, so the occurrences can be told apart. */
-static void co_data(wbuf *w, uint64_t t, const uint32_t *ids, uint32_t nids, const co_inst *in,
-                    size_t count)
+static void co_data(wbuf *w, uint64_t t, const uint32_t *ids, uint32_t nids, const co_inst *in, size_t count)
 {
     size_t b, mi, i;
     uint32_t j, k, rep;
@@ -1089,8 +1150,7 @@ static void co_data(wbuf *w, uint64_t t, const uint32_t *ids, uint32_t nids, con
     for (i = 0; i < count; i++) {
         instance(w, in[i].id, in[i].name);
         for (j = 0; j < nids; j++) {
-            for (k = 0, rep = 0; k < j; k++)
-                rep += ids[k] == ids[j];
+            for (k = 0, rep = 0; k < j; k++) rep += ids[k] == ids[j];
             if (ids[j] == 3)
                 value64(w, in[i].v[2] + 1000u * rep);
             else
@@ -1106,23 +1166,24 @@ static void test_cook_counter_order(void)
 {
     static const uint32_t in_order[5] = {1, 2, 3, 4, 5}, reversed[5] = {5, 4, 3, 2, 1};
     static const uint32_t fewer[3] = {5, 4, 3}, twice_new[3] = {1, 2, 1}, twice_old[3] = {2, 1, 1};
-    static const co_inst old_in[3] = {
-        {"a", 1, {100, 7, 1000, 50, 10}}, {"b", 2, {0, 3, 0, 0, 0}}, {"gone", 3, {1, 1, 1, 1, 1}}};
-    static const co_inst new_in[3] = {
-        {"a", 1, {700, 9, 1600, 80, 25}}, {"b", 2, {50, 4, 90, 45, 1}}, {"new", 4, {5, 6, 7, 8, 9}}};
+    static const co_inst old_in[3] = {{"a", 1, {100, 7, 1000, 50, 10}},
+                                      {"b", 2, {0, 3, 0, 0, 0}},
+                                      {"gone", 3, {1, 1, 1, 1, 1}}};
+    static const co_inst new_in[3] = {{"a", 1, {700, 9, 1600, 80, 25}},
+                                      {"b", 2, {50, 4, 90, 45, 1}},
+                                      {"new", 4, {5, 6, 7, 8, 9}}};
     wbuf wi, wo, wn;
     pcq_counterset_info info;
     pcq_data od, nd;
-    pcq_calc_row rows[64];
+    pcq_calc_row rows[128]; /* with room for working memory */
     size_t n = 0;
     int rc;
 
     co_info(&wi);
-    co_data(&wo, 1000000, reversed, 5, old_in, 3);                /* dT / F = 2000 / 1000 = 2 s */
+    co_data(&wo, 1000000, reversed, 5, old_in, 3); /* dT / F = 2000 / 1000 = 2 s */
     co_data(&wn, 1002000, in_order, 5, new_in, 3);
-    if (decode_info(&wi, &info) || decode_data(&wo, &od) || decode_data(&wn, &nd))
-        return;
-    rc = pcq_calc_cook(&info, &od, &nd, NULL, 0, 0, rows, 64, &n, NULL);
+    if (decode_info(&wi, &info) || decode_data(&wo, &od) || decode_data(&wn, &nd)) return;
+    rc = pcq_calc_cook(&info, &od, &nd, NULL, 0, 0, rows, CAP(rows), &n, NULL);
     /* Rows follow the newer sample: 3 instances x 5; "gone" gets none. */
     TL_CHECK(rc == PCQ_OK && n == 15, "reversed: %s, %zu rows", pcq_status_name(rc), n);
     /* The older values travel in the reverse order and are found by id:
@@ -1149,9 +1210,8 @@ static void test_cook_counter_order(void)
     /* The older sample lacks counters 1 and 2 (and "gone"): a's rate needs a
      * second sample; RAWCOUNT 9 needs none; 3 and its base are still there: 20. */
     co_data(&wo, 1000000, fewer, 3, old_in, 2);
-    if (decode_data(&wo, &od))
-        return;
-    rc = pcq_calc_cook(&info, &od, &nd, NULL, 0, 0, rows, 64, &n, NULL);
+    if (decode_data(&wo, &od)) return;
+    rc = pcq_calc_cook(&info, &od, &nd, NULL, 0, 0, rows, CAP(rows), &n, NULL);
     TL_CHECK(rc == PCQ_OK && n == 15, "fewer: %s, %zu rows", pcq_status_name(rc), n);
     ROW(1, "a", 0, PCQ_CALC_NEED_SECOND_SAMPLE, 0);
     ROW(2, "a", 0, PCQ_CALC_OK, 9.0);
@@ -1166,19 +1226,17 @@ static void test_cook_counter_order(void)
      * second 1 is not counter 3 (index 2 of the info): its info_index is 0. */
     co_data(&wo, 1000000, twice_old, 3, old_in, 2);
     co_data(&wn, 1002000, twice_new, 3, new_in, 2);
-    if (decode_data(&wo, &od) || decode_data(&wn, &nd))
-        return;
-    rc = pcq_calc_cook(&info, &od, &nd, NULL, 0, 0, rows, 64, &n, NULL);
+    if (decode_data(&wo, &od) || decode_data(&wn, &nd)) return;
+    rc = pcq_calc_cook(&info, &od, &nd, NULL, 0, 0, rows, CAP(rows), &n, NULL);
     TL_CHECK(rc == PCQ_OK && n == 6, "twice: %s, %zu rows", pcq_status_name(rc), n);
     if (n == 6) {
         TL_CHECK(rows[0].status == PCQ_CALC_OK && near(rows[0].value, 300.0), "a, first 1: %g",
                  rows[0].value);
         TL_CHECK(rows[1].counter_id == 2 && near(rows[1].value, 9.0), "a, 2: %g", rows[1].value);
-        TL_CHECK(rows[2].status == PCQ_CALC_OK && near(rows[2].value, 800.0) &&
-                 rows[2].info_index == 0, "a, second 1: %g (info %u)", rows[2].value,
-                 (unsigned)rows[2].info_index);
-        TL_CHECK(near(rows[3].value, 25.0) && near(rows[5].value, 525.0), "b: %g %g",
-                 rows[3].value, rows[5].value);
+        TL_CHECK(rows[2].status == PCQ_CALC_OK && near(rows[2].value, 800.0) && rows[2].info_index == 0,
+                 "a, second 1: %g (info %u)", rows[2].value, (unsigned)rows[2].info_index);
+        TL_CHECK(near(rows[3].value, 25.0) && near(rows[5].value, 525.0), "b: %g %g", rows[3].value,
+                 rows[5].value);
     }
 }
 
@@ -1191,12 +1249,12 @@ static void loose_single(wbuf *w, uint64_t t, uint64_t n1, uint32_t b2, int with
     static const uint32_t one[1] = {1};
     size_t b;
     data_begin(w, t, 0, 1000u);
-    b = block_begin(w, 2);                                        /* counter 1 */
+    b = block_begin(w, 2); /* counter 1 */
     multi_counters(w, one, 1);
     value64(w, n1);
     block_end(w, b);
     if (with_base) {
-        b = block_begin(w, 1);                                    /* block 1: counter 2 */
+        b = block_begin(w, 1); /* block 1: counter 2 */
         value32(w, b2);
         block_end(w, b);
     }
@@ -1235,22 +1293,21 @@ static void test_cook_related_elsewhere(void)
     wbuf wi, wo, wn;
     pcq_counterset_info info;
     pcq_data od, nd;
-    pcq_calc_row rows[8];
+    pcq_calc_row rows[72]; /* with room for working memory */
     pcq_identifier ids[1];
     size_t n = 0;
     int rc;
 
-    info_begin(&wi, 2, 0);                                        /* single instance */
-    info_counter(&wi, 1, 0x40020500, 0, 0, 2, 0, 0, 0, 0);        /* AVERAGE_BULK over 2 */
-    info_counter(&wi, 2, 0x40030402, 0, 0, 0, 0, 0, 0, 0);        /* AVERAGE_BASE */
+    info_begin(&wi, 2, 0);                                 /* single instance */
+    info_counter(&wi, 1, 0x40020500, 0, 0, 2, 0, 0, 0, 0); /* AVERAGE_BULK over 2 */
+    info_counter(&wi, 2, 0x40030402, 0, 0, 0, 0, 0, 0, 0); /* AVERAGE_BASE */
     loose_single(&wo, 1000, 1000, 100, 1);
     loose_single(&wn, 2000, 1600, 130, 1);
-    if (decode_info(&wi, &info) || decode_data(&wo, &od) || decode_data(&wn, &nd))
-        return;
+    if (decode_info(&wi, &info) || decode_data(&wo, &od) || decode_data(&wn, &nd)) return;
     /* Without identifiers block 1 holds counter 2 of the info. The base is
      * not in counter 1's block: it is found in block 1 of each sample:
      * (1600 - 1000) / (130 - 100) = 20. */
-    rc = pcq_calc_cook(&info, &od, &nd, NULL, 0, 0, rows, 8, &n, NULL);
+    rc = pcq_calc_cook(&info, &od, &nd, NULL, 0, 0, rows, CAP(rows), &n, NULL);
     TL_CHECK(rc == PCQ_OK && n == 2, "single: %s, %zu rows", pcq_status_name(rc), n);
     ROW(1, NULL, 0, PCQ_CALC_OK, 20.0);
     ROW(2, NULL, 0, PCQ_CALC_NOT_DISPLAYABLE, 0);
@@ -1258,14 +1315,13 @@ static void test_cook_related_elsewhere(void)
     memset(ids, 0, sizeof ids);
     ids[0].counter_id = 2;
     ids[0].index = 1;
-    rc = pcq_calc_cook(&info, &od, &nd, ids, 1, 0, rows, 8, &n, NULL);
+    rc = pcq_calc_cook(&info, &od, &nd, ids, 1, 0, rows, CAP(rows), &n, NULL);
     TL_CHECK(rc == PCQ_OK && n == 2, "single with ids: %s, %zu rows", pcq_status_name(rc), n);
     ROW(1, NULL, 0, PCQ_CALC_OK, 20.0);
     /* An older sample without block 1 has no base for counter 1. */
     loose_single(&wo, 1000, 1000, 100, 0);
-    if (decode_data(&wo, &od))
-        return;
-    rc = pcq_calc_cook(&info, &od, &nd, NULL, 0, 0, rows, 8, &n, NULL);
+    if (decode_data(&wo, &od)) return;
+    rc = pcq_calc_cook(&info, &od, &nd, NULL, 0, 0, rows, CAP(rows), &n, NULL);
     TL_CHECK(rc == PCQ_OK && n == 2, "no older base: %s, %zu rows", pcq_status_name(rc), n);
     ROW(1, NULL, 0, PCQ_CALC_MISSING_RELATED, 0);
 
@@ -1277,9 +1333,8 @@ static void test_cook_related_elsewhere(void)
     info_counter(&wi, 2, 0x40030402, 0, 0, 0, 0, 0, 0, 0);
     loose_multi(&wo, 1000, 1000, 0, 100, 0);
     loose_multi(&wn, 2000, 1600, 500, 130, 50);
-    if (decode_info(&wi, &info) || decode_data(&wo, &od) || decode_data(&wn, &nd))
-        return;
-    rc = pcq_calc_cook(&info, &od, &nd, NULL, 0, 0, rows, 8, &n, NULL);
+    if (decode_info(&wi, &info) || decode_data(&wo, &od) || decode_data(&wn, &nd)) return;
+    rc = pcq_calc_cook(&info, &od, &nd, NULL, 0, 0, rows, CAP(rows), &n, NULL);
     TL_CHECK(rc == PCQ_OK && n == 4, "multi: %s, %zu rows", pcq_status_name(rc), n);
     ROW(1, "x", 0, PCQ_CALC_OK, 20.0);
     ROW(1, "y", 0, PCQ_CALC_OK, 10.0);
@@ -1289,14 +1344,15 @@ static void test_cook_related_elsewhere(void)
 /* 70 counters: more than the cook keeps columns for (the general path).
  * Id 0 is an AVERAGE_BASE, 68 an AVERAGE_BULK over it, 69 a COUNTER_COUNTER,
  * the others RAWCOUNT with value k (older) and 2k (newer). */
-enum { LONG_N = 70 };
+enum {
+    LONG_N = 70
+};
 
 static void long_data(wbuf *w, uint64_t t, int newer, int reverse)
 {
     uint32_t ids[LONG_N], j, k;
     size_t b, mi;
-    for (j = 0; j < LONG_N; j++)
-        ids[j] = reverse ? LONG_N - 1 - j : j;
+    for (j = 0; j < LONG_N; j++) ids[j] = reverse ? LONG_N - 1 - j : j;
     data_begin(w, t, 0, 1000u);
     b = block_begin(w, 6);
     multi_counters(w, ids, LONG_N);
@@ -1323,21 +1379,23 @@ static void test_cook_long_list(void)
     wbuf wi, wo, wn;
     pcq_counterset_info info;
     pcq_data od, nd;
-    pcq_calc_row rows[LONG_N];
+    pcq_calc_row rows[LONG_N + 160]; /* with room for working memory */
     size_t n = 0;
     uint32_t k;
     int rc;
 
     info_begin(&wi, LONG_N, 2);
     for (k = 0; k < LONG_N; k++)
-        info_counter(&wi, k, k == 0 ? 0x40030402u : k == 68 ? 0x40020500u : k == 69 ? 0x10410400u
-                                                                                  : 0x00010000u,
+        info_counter(&wi, k,
+                     k == 0    ? 0x40030402u
+                     : k == 68 ? 0x40020500u
+                     : k == 69 ? 0x10410400u
+                               : 0x00010000u,
                      0, 0, k == 68 ? 0 : 0xFFFFFFFFu, 0, 0, 0, 0);
-    long_data(&wo, 1000000, 0, 1);                                /* older: reverse order */
-    long_data(&wn, 1002000, 1, 0);                                /* 2 s later */
-    if (decode_info(&wi, &info) || decode_data(&wo, &od) || decode_data(&wn, &nd))
-        return;
-    rc = pcq_calc_cook(&info, &od, &nd, NULL, 0, 0, rows, LONG_N, &n, NULL);
+    long_data(&wo, 1000000, 0, 1); /* older: reverse order */
+    long_data(&wn, 1002000, 1, 0); /* 2 s later */
+    if (decode_info(&wi, &info) || decode_data(&wo, &od) || decode_data(&wn, &nd)) return;
+    rc = pcq_calc_cook(&info, &od, &nd, NULL, 0, 0, rows, CAP(rows), &n, NULL);
     TL_CHECK(rc == PCQ_OK && n == LONG_N, "long: %s, %zu rows", pcq_status_name(rc), n);
     /* RAWCOUNT 37: 74; AVERAGE_BULK (800 - 500) / (13 - 10) = 100; the rate
      * (25 - 5) / 2 s = 10 /sec; the base has no value of its own. */
@@ -1382,27 +1440,28 @@ static void test_cook_long_list_one_side(void)
     wbuf wi, wo, wn;
     pcq_counterset_info info;
     pcq_data od, nd;
-    pcq_calc_row rows[LONG_N];
+    pcq_calc_row rows[LONG_N + 160]; /* with room for working memory */
     size_t n = 0;
     uint32_t k;
     int rc;
 
     info_begin(&wi, LONG_N, 2);
     for (k = 0; k < LONG_N; k++)
-        info_counter(&wi, k, k == 0 ? 0x40030402u : k == 68 ? 0x40020500u : k == 69 ? 0x10410400u
-                                                                                  : 0x00010000u,
+        info_counter(&wi, k,
+                     k == 0    ? 0x40030402u
+                     : k == 68 ? 0x40020500u
+                     : k == 69 ? 0x10410400u
+                               : 0x00010000u,
                      0, 0, k == 68 ? 0 : 0xFFFFFFFFu, 0, 0, 0, 0);
-    if (decode_info(&wi, &info))
-        return;
+    if (decode_info(&wi, &info)) return;
 
     /* Older: all 70 counters; newer: 4 of them. Same values as the long
      * test: RAWCOUNT 37 gives 74, AVERAGE_BULK (800 - 500) / (13 - 10) = 100,
      * the rate (25 - 5) / 2 s = 10 /sec. */
     long_data(&wo, 1000000, 0, 0);
     short_data(&wn, 1002000, 1, four, 4);
-    if (decode_data(&wo, &od) || decode_data(&wn, &nd))
-        return;
-    rc = pcq_calc_cook(&info, &od, &nd, NULL, 0, 0, rows, LONG_N, &n, NULL);
+    if (decode_data(&wo, &od) || decode_data(&wn, &nd)) return;
+    rc = pcq_calc_cook(&info, &od, &nd, NULL, 0, 0, rows, CAP(rows), &n, NULL);
     TL_CHECK(rc == PCQ_OK && n == 4, "long older: %s, %zu rows", pcq_status_name(rc), n);
     ROW(37, "x", 0, PCQ_CALC_OK, 74.0);
     ROW(68, "x", 0, PCQ_CALC_OK, 100.0);
@@ -1415,9 +1474,8 @@ static void test_cook_long_list_one_side(void)
      * block to look in): MISSING_RELATED. */
     short_data(&wo, 1000000, 0, two, 2);
     long_data(&wn, 1002000, 1, 0);
-    if (decode_data(&wo, &od) || decode_data(&wn, &nd))
-        return;
-    rc = pcq_calc_cook(&info, &od, &nd, NULL, 0, 0, rows, LONG_N, &n, NULL);
+    if (decode_data(&wo, &od) || decode_data(&wn, &nd)) return;
+    rc = pcq_calc_cook(&info, &od, &nd, NULL, 0, 0, rows, CAP(rows), &n, NULL);
     TL_CHECK(rc == PCQ_OK && n == LONG_N, "long newer: %s, %zu rows", pcq_status_name(rc), n);
     ROW(37, "x", 0, PCQ_CALC_OK, 74.0);
     ROW(69, "x", 0, PCQ_CALC_OK, 10.0);
@@ -1431,14 +1489,13 @@ static void test_cook_empty_list(void)
     wbuf wi, wo, wn;
     pcq_counterset_info info;
     pcq_data od, nd;
-    pcq_calc_row rows[2];
+    pcq_calc_row rows[66]; /* with room for working memory */
     size_t n = 1, b;
     int rc, k;
 
     info_begin(&wi, 1, 0);
     info_counter(&wi, 1, 0x00010000u, 0, 0, 0xFFFFFFFFu, 0, 0, 0, 0);
-    if (decode_info(&wi, &info))
-        return;
+    if (decode_info(&wi, &info)) return;
     for (k = 0; k < 2; k++) {
         wbuf *w = k == 0 ? &wo : &wn;
         data_begin(w, 1000000 + 2000 * (uint64_t)k, 0, 1000u);
@@ -1447,9 +1504,8 @@ static void test_cook_empty_list(void)
         block_end(w, b);
         data_end(w, 1);
     }
-    if (decode_data(&wo, &od) || decode_data(&wn, &nd))
-        return;
-    rc = pcq_calc_cook(&info, &od, &nd, NULL, 0, 0, rows, 2, &n, NULL);
+    if (decode_data(&wo, &od) || decode_data(&wn, &nd)) return;
+    rc = pcq_calc_cook(&info, &od, &nd, NULL, 0, 0, rows, CAP(rows), &n, NULL);
     TL_CHECK(rc == PCQ_OK && n == 0, "empty list: %s, %zu rows", pcq_status_name(rc), n);
 }
 
@@ -1459,11 +1515,9 @@ static void test_cook_empty_list(void)
 static int named(const pcq_calc_row *r, const char *name)
 {
     size_t k, len = strlen(name);
-    if (r->instance.len != 2 * len)
-        return 0;
+    if (r->instance.len != 2 * len) return 0;
     for (k = 0; k < len; k++)
-        if (r->instance.ptr[2 * k] != (uint8_t)name[k] || r->instance.ptr[2 * k + 1] != 0)
-            return 0;
+        if (r->instance.ptr[2 * k] != (uint8_t)name[k] || r->instance.ptr[2 * k + 1] != 0) return 0;
     return 1;
 }
 
@@ -1511,7 +1565,7 @@ static void dup_data(wbuf *w)
 
 static void test_cook_many_duplicates(void)
 {
-    static pcq_calc_row rows[400];
+    static pcq_calc_row rows[800]; /* with room for working memory */
     wbuf wi, wn;
     pcq_counterset_info info;
     pcq_data nd;
@@ -1523,9 +1577,8 @@ static void test_cook_many_duplicates(void)
     info_counter(&wi, 1, 0x00010000, 0, 0, 0, 0, 0, 0, 0);
     info_counter(&wi, 2, 0x00010000, 0, 0, 0, 0, 0, 0, 0);
     dup_data(&wn);
-    if (decode_info(&wi, &info) || decode_data(&wn, &nd))
-        return;
-    rc = pcq_calc_cook(&info, NULL, &nd, NULL, 0, 0, rows, 400, &n, NULL);
+    if (decode_info(&wi, &info) || decode_data(&wn, &nd)) return;
+    rc = pcq_calc_cook(&info, NULL, &nd, NULL, 0, 0, rows, CAP(rows), &n, NULL);
     /* (30 + 150 + 3) instances x 2 counters + 1. */
     TL_CHECK(rc == PCQ_OK && n == 367, "duplicates: %s, %zu rows", pcq_status_name(rc), n);
     for (i = 0; i < n; i++) {
@@ -1538,15 +1591,14 @@ static void test_cook_many_duplicates(void)
             want = 29 - (1000 - r->instance_id) / 10;
         else if (named(r, "same"))
             want = same++ / 2;
-        if (r->dup_index != want)
-            bad++;
-        if (r->instances_used != 0 || r->is_aggregate != 0 || r->aggregate_func != 0)
-            scratch++;
+        if (r->dup_index != want) bad++;
+        if (r->instances_used != 0 || r->is_aggregate != 0 || r->aggregate_func != 0) scratch++;
     }
     TL_CHECK(bad == 0, "%zu rows with the wrong name#n", bad);
     TL_CHECK(scratch == 0, "%zu instance rows keep numbering scratch", scratch);
-    TL_CHECK(n == 367 && rows[0].instance_id == 1000 && rows[0].dup_index == 29 &&
-             rows[1].dup_index == 29 && rows[366].dup_index == 0, "svchost 1000 is svchost#29");
+    TL_CHECK(n == 367 && rows[0].instance_id == 1000 && rows[0].dup_index == 29 && rows[1].dup_index == 29 &&
+                 rows[366].dup_index == 0,
+             "svchost 1000 is svchost#29");
 }
 
 /* ------------------------------------------------------------------------ */
@@ -1580,7 +1632,7 @@ static void rev_data(wbuf *w, int reversed, uint32_t per_step)
 
 static void test_cook_reversed(void)
 {
-    static pcq_calc_row rows[REV_N];
+    static pcq_calc_row rows[2 * REV_N]; /* with room for working memory */
     static wbuf wi, wo, wn;
     pcq_counterset_info info;
     pcq_data od, nd;
@@ -1588,16 +1640,14 @@ static void test_cook_reversed(void)
     int rc;
 
     info_begin(&wi, 1, 2);
-    info_counter(&wi, 1, 0x00400400, 0, 0, 0, 0, 0, 0, 0);   /* PERF_COUNTER_DELTA */
+    info_counter(&wi, 1, 0x00400400, 0, 0, 0, 0, 0, 0, 0); /* PERF_COUNTER_DELTA */
     rev_data(&wo, 1, 1);
     rev_data(&wn, 0, 3);
-    if (decode_info(&wi, &info) || decode_data(&wo, &od) || decode_data(&wn, &nd))
-        return;
-    rc = pcq_calc_cook(&info, &od, &nd, NULL, 0, 0, rows, REV_N, &n, NULL);
+    if (decode_info(&wi, &info) || decode_data(&wo, &od) || decode_data(&wn, &nd)) return;
+    rc = pcq_calc_cook(&info, &od, &nd, NULL, 0, 0, rows, CAP(rows), &n, NULL);
     TL_CHECK(rc == PCQ_OK && n == REV_N, "reversed: %s, %zu rows", pcq_status_name(rc), n);
-    for (i = 0; i < n; i++)   /* instance i: (1000 + 3 i) - (1000 + i) */
-        if (rows[i].status != PCQ_CALC_OK || rows[i].value != 2.0 * rows[i].instance_id)
-            bad++;
+    for (i = 0; i < n; i++) /* instance i: (1000 + 3 i) - (1000 + i) */
+        if (rows[i].status != PCQ_CALC_OK || rows[i].value != 2.0 * rows[i].instance_id) bad++;
     TL_CHECK(bad == 0, "reversed: %zu rows not matched with their older value", bad);
 }
 
@@ -1613,7 +1663,7 @@ static void test_cook_counts_and_aggregate_order(void)
     wbuf wi, wn;
     pcq_counterset_info info;
     pcq_data nd;
-    pcq_calc_row rows[16];
+    pcq_calc_row rows[80]; /* with room for working memory */
     size_t n = 0, b, mi, i;
     pcq_error e;
     int rc;
@@ -1650,8 +1700,7 @@ static void test_cook_counts_and_aggregate_order(void)
     value32(&wn, 30);
     block_end(&wn, b);
     data_end(&wn, 4);
-    if (decode_info(&wi, &info) || decode_data(&wn, &nd))
-        return;
+    if (decode_info(&wi, &info) || decode_data(&wn, &nd)) return;
     rc = pcq_calc_cook(&info, NULL, &nd, NULL, 0, 0, NULL, 0, &n, &e);
     TL_CHECK(rc == PCQ_ERR_BUFFER_TOO_SMALL && n == 7, "counted: %s, %zu", pcq_status_name(rc), n);
     rc = pcq_calc_cook(&info, NULL, &nd, NULL, 0, 0, rows, 7, &n, &e);
@@ -1679,8 +1728,7 @@ static void test_cook_counts_and_aggregate_order(void)
     multi_instances_end(&wn, mi, 1);
     block_end(&wn, b);
     data_end(&wn, 3);
-    if (decode_data(&wn, &nd))
-        return;
+    if (decode_data(&wn, &nd)) return;
     e.diag = 99;
     rc = pcq_calc_cook(&info, NULL, &nd, NULL, 0, 0, NULL, 0, &n, &e);
     TL_CHECK(rc == PCQ_ERR_INVALID_ARG && e.offset == 112 && e.diag == 0,
@@ -1706,12 +1754,12 @@ static void test_cook_counts_and_aggregate_order(void)
     multi_instances_end(&wn, mi, 3);
     block_end(&wn, b);
     data_end(&wn, 1);
-    if (decode_info(&wi, &info) || decode_data(&wn, &nd))
-        return;
-    rc = pcq_calc_cook(&info, NULL, &nd, NULL, 0, 0, rows, 16, &n, NULL);
+    if (decode_info(&wi, &info) || decode_data(&wn, &nd)) return;
+    rc = pcq_calc_cook(&info, NULL, &nd, NULL, 0, 0, rows, CAP(rows), &n, NULL);
     TL_CHECK(rc == PCQ_OK && n == 11, "aggregates: %s, %zu rows", pcq_status_name(rc), n);
-    TL_CHECK(n == 11 && rows[9].is_aggregate && rows[9].counter_id == 1 &&
-             rows[10].is_aggregate && rows[10].counter_id == 3, "aggregate rows in info order");
+    TL_CHECK(n == 11 && rows[9].is_aggregate && rows[9].counter_id == 1 && rows[10].is_aggregate &&
+                 rows[10].counter_id == 3,
+             "aggregate rows in info order");
     AGG(1, PCQ_CALC_OK, 7.0);
     AGG(3, PCQ_CALC_OK, 2.0);
     TL_CHECK(row_of(rows, n, 3, NULL, 0, 1)->instances_used == 3, "3 instances in the minimum");
@@ -1728,15 +1776,14 @@ static void test_cook_counts_and_aggregate_order(void)
     multi_instances_end(&wn, mi, 0);
     block_end(&wn, b);
     data_end(&wn, 1);
-    if (decode_info(&wi, &info) || decode_data(&wn, &nd))
-        return;
+    if (decode_info(&wi, &info) || decode_data(&wn, &nd)) return;
     rc = pcq_calc_cook(&info, NULL, &nd, NULL, 0, 0, NULL, 0, &n, NULL);
     TL_CHECK(rc == PCQ_OK && n == 0, "nothing to cook: %s, %zu rows", pcq_status_name(rc), n);
 }
 
 /* ------------------------------------------------------------------------ */
 /* Cooking: values that are not 16-byte records (a 2-byte value, an 8-byte  */
-/* value in a 24-byte record) among ordinary ones                           */
+/* value in a 20-byte record) among ordinary ones                           */
 /* ------------------------------------------------------------------------ */
 static void layout_data(wbuf *w, uint64_t t, uint32_t n1, uint64_t n3)
 {
@@ -1747,9 +1794,15 @@ static void layout_data(wbuf *w, uint64_t t, uint32_t n1, uint64_t n3)
     multi_counters(w, ids, 3);
     mi = multi_instances_begin(w);
     instance(w, 1, "a");
-    value32(w, n1);                                               /* at 112 */
-    put32(w, 2); put32(w, 16); put32(w, 0x1234); put32(w, 0);     /* 2 bytes, at 128 */
-    put32(w, 8); put32(w, 24); put64(w, n3); put64(w, 0);         /* 24-byte record, at 144 */
+    value32(w, n1); /* at 112 */
+    put32(w, 2);
+    put32(w, 16);
+    put32(w, 0x1234);
+    put32(w, 0); /* 2 bytes, at 128 */
+    put32(w, 8);
+    put32(w, 20);
+    put64(w, n3);
+    put32(w, 0); /* 20-byte record, at 144 */
     multi_instances_end(w, mi, 1);
     block_end(w, b);
     data_end(w, 1);
@@ -1760,19 +1813,18 @@ static void test_cook_value_layouts(void)
     wbuf wi, wo, wn;
     pcq_counterset_info info;
     pcq_data od, nd;
-    pcq_calc_row rows[4];
+    pcq_calc_row rows[68]; /* with room for working memory */
     size_t n = 0;
     int rc;
 
     info_begin(&wi, 3, 2);
-    info_counter(&wi, 1, 0x10410400, 0, 0, 0, 0, 0, 0, 0);        /* COUNTER_COUNTER */
-    info_counter(&wi, 2, 0x00010000, 0, 0, 0, 0, 0, 0, 0);        /* RAWCOUNT */
-    info_counter(&wi, 3, 0x00010100, 0, 0, 0, 0, 0, 0, 0);        /* LARGE_RAWCOUNT */
+    info_counter(&wi, 1, 0x10410400, 0, 0, 0, 0, 0, 0, 0); /* COUNTER_COUNTER */
+    info_counter(&wi, 2, 0x00010000, 0, 0, 0, 0, 0, 0, 0); /* RAWCOUNT */
+    info_counter(&wi, 3, 0x00010100, 0, 0, 0, 0, 0, 0, 0); /* LARGE_RAWCOUNT */
     layout_data(&wo, 1000000, 100, 5);
-    layout_data(&wn, 1002000, 300, 77);                           /* 2 s later */
-    if (decode_info(&wi, &info) || decode_data(&wo, &od) || decode_data(&wn, &nd))
-        return;
-    rc = pcq_calc_cook(&info, &od, &nd, NULL, 0, 0, rows, 4, &n, NULL);
+    layout_data(&wn, 1002000, 300, 77); /* 2 s later */
+    if (decode_info(&wi, &info) || decode_data(&wo, &od) || decode_data(&wn, &nd)) return;
+    rc = pcq_calc_cook(&info, &od, &nd, NULL, 0, 0, rows, CAP(rows), &n, NULL);
     TL_CHECK(rc == PCQ_OK && n == 3, "layouts: %s, %zu rows", pcq_status_name(rc), n);
     /* (300 - 100) / 2 s = 100 /sec; a 2-byte value is no number; 77. Each row
      * points at its record: 48 + 16 + 24 + 8 + 16 = 112, then + 16, + 16. */
@@ -1781,6 +1833,40 @@ static void test_cook_value_layouts(void)
     ROW(3, "a", 0, PCQ_CALC_OK, 77.0);
     TL_CHECK(n == 3 && rows[0].offset == 112 && rows[1].offset == 128 && rows[2].offset == 144,
              "value offsets %zu %zu %zu", rows[0].offset, rows[1].offset, rows[2].offset);
+}
+
+/* §2.2.4.2: a PERF_SAMPLE_BASE value "MUST be greater than 0"; the cook,
+ * which knows the types, notes a 0 on the base's row, and only there. */
+static void test_cook_base_zero(void)
+{
+    static const uint32_t ids[2] = {1, 2};
+    wbuf wi, wn;
+    pcq_counterset_info info;
+    pcq_data nd;
+    pcq_calc_row rows[68]; /* with room for working memory */
+    size_t b, n = 0, i;
+    int rc, noted = 0;
+
+    info_begin(&wi, 2, 0);
+    info_counter(&wi, 1, 0x20C20400u, 0, 0, 2, 0, 0, 0, 0); /* SAMPLE_FRACTION, base 2 */
+    info_counter(&wi, 2, 0x40030401u, 0, 0, 0, 0, 0, 0, 0); /* SAMPLE_BASE */
+    data_begin(&wn, 1000000, 0, 1000u);
+    b = block_begin(&wn, 2);
+    multi_counters(&wn, ids, 2);
+    value32(&wn, 5);
+    value32(&wn, 0); /* the base: 0 */
+    block_end(&wn, b);
+    data_end(&wn, 1);
+    if (decode_info(&wi, &info) || decode_data(&wn, &nd)) return;
+    rc = pcq_calc_cook(&info, NULL, &nd, NULL, 0, 0, rows, CAP(rows), &n, NULL);
+    TL_CHECK(rc == PCQ_OK && n == 2, "base zero: %s, %zu rows", pcq_status_name(rc), n);
+    for (i = 0; i < n; i++) {
+        int base = rows[i].type == 0x40030401u;
+        TL_CHECK(!(rows[i].notes & PCQ_CALC_NOTE_BASE_ZERO) == !base, "row %zu (type 0x%08x): notes 0x%x", i,
+                 rows[i].type, rows[i].notes);
+        noted += base && (rows[i].notes & PCQ_CALC_NOTE_BASE_ZERO);
+    }
+    TL_CHECK(noted == 1, "the base's row is noted");
 }
 
 int main(void)
@@ -1805,5 +1891,6 @@ int main(void)
     test_cook_reversed();
     test_cook_counts_and_aggregate_order();
     test_cook_value_layouts();
+    test_cook_base_zero();
     return tl_finish();
 }

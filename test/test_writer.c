@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_writer.c - pcq_writer and pcq_reencode against bytes written by hand.
  *
@@ -23,7 +24,7 @@
 #include <string.h>
 
 #define BUF_MAX 1024
-#define CANARY 0xA5
+#define CANARY  0xA5
 
 /* ---- helpers ----------------------------------------------------------- */
 
@@ -36,8 +37,7 @@ static size_t hex(const char *s, uint8_t *out, size_t cap)
 
     for (; *s != '\0'; s++) {
         int v;
-        if (*s == ' ' || *s == '\n' || *s == '\t')
-            continue;
+        if (*s == ' ' || *s == '\n' || *s == '\t') continue;
         if (*s >= '0' && *s <= '9')
             v = *s - '0';
         else if (*s >= 'a' && *s <= 'f')
@@ -88,10 +88,16 @@ static void put_data_instance_a(pcq_writer *w, uint32_t id, const char *name)
     pcq_put_data_instance(w, id, b, u16(name, b));
 }
 
-static const pcq_guid guid_pcq = {   /* da5a86c5-12c2-4943-ab30-7f74a813d853 */
-    0xda5a86c5u, 0x12c2, 0x4943, {0xab, 0x30, 0x7f, 0x74, 0xa8, 0x13, 0xd8, 0x53}};
-static const pcq_guid guid_proc = {  /* b4fc721a-0378-476f-89ba-a5a79f810b36 */
-    0xb4fc721au, 0x0378, 0x476f, {0x89, 0xba, 0xa5, 0xa7, 0x9f, 0x81, 0x0b, 0x36}};
+static const pcq_guid guid_pcq = {/* da5a86c5-12c2-4943-ab30-7f74a813d853 */
+                                  0xda5a86c5u,
+                                  0x12c2,
+                                  0x4943,
+                                  {0xab, 0x30, 0x7f, 0x74, 0xa8, 0x13, 0xd8, 0x53}};
+static const pcq_guid guid_proc = {/* b4fc721a-0378-476f-89ba-a5a79f810b36 */
+                                   0xb4fc721au,
+                                   0x0378,
+                                   0x476f,
+                                   {0x89, 0xba, 0xa5, 0xa7, 0x9f, 0x81, 0x0b, 0x36}};
 #define HEX_GUID_PCQ  "c5 86 5a da c2 12 43 49 ab 30 7f 74 a8 13 d8 53"
 #define HEX_GUID_PROC "1a 72 fc b4 78 03 6f 47 89 ba a5 a7 9f 81 0b 36"
 
@@ -115,21 +121,24 @@ static void begin_hdr(pcq_writer *w)
     d.system_time.milliseconds = 500;
     pcq_begin_data(w, &d);
 }
-#define HDR_TAIL                                                            \
-    "78 56 34 12 00 00 00 00" /* PerfTimeStamp 0x12345678 */                \
-    "60 5f 4e 3d 2c 1b da 01" /* PerfTime100NSec */                         \
-    "80 96 98 00 00 00 00 00" /* PerfFreq 10 MHz */                         \
-    "e8 07 0b 00 04 00 15 00" /* SystemTime 2024-11 (Thu) 21 */             \
+#define HDR_TAIL                                                \
+    "78 56 34 12 00 00 00 00" /* PerfTimeStamp 0x12345678 */    \
+    "60 5f 4e 3d 2c 1b da 01" /* PerfTime100NSec */             \
+    "80 96 98 00 00 00 00 00" /* PerfFreq 10 MHz */             \
+    "e8 07 0b 00 04 00 15 00" /* SystemTime 2024-11 (Thu) 21 */ \
     "0c 00 1d 00 1e 00 f4 01" /* 12:29:30.500 */
 
 /* ---- the cases: builder + hand-written bytes --------------------------- */
 
 typedef void (*build_fn)(pcq_writer *w);
 
-static void b_instance_ab(pcq_writer *w) { put_instance_a(w, 1, "ab"); }
+static void b_instance_ab(pcq_writer *w)
+{
+    put_instance_a(w, 1, "ab");
+}
 static const char x_instance_ab[] =
-    "10 00 00 00 01 00 00 00"   /* _PERF_INSTANCE_HEADER: Size 16, InstanceId 1 */
-    "61 00 62 00 00 00 00 00";  /* "ab", NUL, 2 bytes of padding */
+    "10 00 00 00 01 00 00 00"  /* _PERF_INSTANCE_HEADER: Size 16, InstanceId 1 */
+    "61 00 62 00 00 00 00 00"; /* "ab", NUL, 2 bytes of padding */
 
 /* Figure 3: names of 6 and 8 bytes (NUL included), both Size 16. */
 static void b_fig3(pcq_writer *w)
@@ -137,28 +146,27 @@ static void b_fig3(pcq_writer *w)
     put_instance_a(w, 1, "ab");
     put_instance_a(w, 2, "abc");
 }
-static const char x_fig3[] =
-    "10 00 00 00 01 00 00 00"   /* [0] Size 16, InstanceId 1 */
-    "61 00 62 00 00 00 00 00"   /* "ab" NUL, padding */
-    "10 00 00 00 02 00 00 00"   /* [1] Size 16, InstanceId 2 */
-    "61 00 62 00 63 00 00 00";  /* "abc" NUL, no padding */
+static const char x_fig3[] = "10 00 00 00 01 00 00 00"  /* [0] Size 16, InstanceId 1 */
+                             "61 00 62 00 00 00 00 00"  /* "ab" NUL, padding */
+                             "10 00 00 00 02 00 00 00"  /* [1] Size 16, InstanceId 2 */
+                             "61 00 62 00 63 00 00 00"; /* "abc" NUL, no padding */
 
 /* Sizes that round up, an empty name, a surrogate pair with a 00 byte. */
 static void b_instances_more(pcq_writer *w)
 {
-    static const uint8_t smile[] = {0x3d, 0xd8, 0x00, 0xde};   /* U+1F600 */
+    static const uint8_t smile[] = {0x3d, 0xd8, 0x00, 0xde}; /* U+1F600 */
     put_instance_a(w, 3, "abcd");
     put_instance_a(w, 4, "");
     pcq_put_instance(w, 0xFFFFFFFFu, smile, sizeof smile);
 }
 static const char x_instances_more[] =
-    "18 00 00 00 03 00 00 00"   /* Size 24 = 8 + 8 + 2 + 6, InstanceId 3 */
-    "61 00 62 00 63 00 64 00"   /* "abcd" */
-    "00 00 00 00 00 00 00 00"   /* NUL, 6 bytes of padding */
-    "10 00 00 00 04 00 00 00"   /* Size 16, InstanceId 4 */
-    "00 00 00 00 00 00 00 00"   /* "" NUL, padding */
-    "10 00 00 00 ff ff ff ff"   /* Size 16, InstanceId 0xFFFFFFFF */
-    "3d d8 00 de 00 00 00 00";  /* U+1F600 as a surrogate pair, NUL, padding */
+    "18 00 00 00 03 00 00 00"  /* Size 24 = 8 + 8 + 2 + 6, InstanceId 3 */
+    "61 00 62 00 63 00 64 00"  /* "abcd" */
+    "00 00 00 00 00 00 00 00"  /* NUL, 6 bytes of padding */
+    "10 00 00 00 04 00 00 00"  /* Size 16, InstanceId 4 */
+    "00 00 00 00 00 00 00 00"  /* "" NUL, padding */
+    "10 00 00 00 ff ff ff ff"  /* Size 16, InstanceId 0xFFFFFFFF */
+    "3d d8 00 de 00 00 00 00"; /* U+1F600 as a surrogate pair, NUL, padding */
 
 /* Figure 2, both dwOffset conventions: names of 6 and 8 bytes (NUL included). */
 static pcq_string_entry fig2_entries[2];
@@ -181,22 +189,22 @@ static void b_fig2_spec(pcq_writer *w)
     pcq_put_strings(w, fig2_entries, 2, PCQ_STROFF_SPEC);
 }
 static const char x_fig2_spec[] =
-    "28 00 00 00 02 00 00 00"   /* _STRING_BUFFER_HEADER: dwSize 40, dwCounters 2 */
-    "00 00 00 00 00 00 00 00"   /* [0] dwCounterId 0, dwOffset 0 (from the array end) */
-    "02 00 00 00 06 00 00 00"   /* [1] dwCounterId 2, dwOffset 6 */
-    "61 00 62 00 00 00 61 00"   /* "ab" NUL, "a... */
-    "62 00 63 00 00 00 00 00";  /* ...bc" NUL, 2 bytes of padding */
+    "28 00 00 00 02 00 00 00"  /* _STRING_BUFFER_HEADER: dwSize 40, dwCounters 2 */
+    "00 00 00 00 00 00 00 00"  /* [0] dwCounterId 0, dwOffset 0 (from the array end) */
+    "02 00 00 00 06 00 00 00"  /* [1] dwCounterId 2, dwOffset 6 */
+    "61 00 62 00 00 00 61 00"  /* "ab" NUL, "a... */
+    "62 00 63 00 00 00 00 00"; /* ...bc" NUL, 2 bytes of padding */
 static void b_fig2_win32(pcq_writer *w)
 {
     fig2_setup();
     pcq_put_strings(w, fig2_entries, 2, PCQ_STROFF_WIN32);
 }
 static const char x_fig2_win32[] =
-    "28 00 00 00 02 00 00 00"   /* dwSize 40, dwCounters 2 */
-    "00 00 00 00 18 00 00 00"   /* [0] id 0, dwOffset 24 (from the block start) */
-    "02 00 00 00 1e 00 00 00"   /* [1] id 2, dwOffset 30 */
-    "61 00 62 00 00 00 61 00"   /* "ab" NUL, "a... */
-    "62 00 63 00 00 00 00 00";  /* ...bc" NUL, padding */
+    "28 00 00 00 02 00 00 00"  /* dwSize 40, dwCounters 2 */
+    "00 00 00 00 18 00 00 00"  /* [0] id 0, dwOffset 24 (from the block start) */
+    "02 00 00 00 1e 00 00 00"  /* [1] id 2, dwOffset 30 */
+    "61 00 62 00 00 00 61 00"  /* "ab" NUL, "a... */
+    "62 00 63 00 00 00 00 00"; /* ...bc" NUL, padding */
 
 /* An absent entry between two strings; NONE writes the Win32 convention. */
 static void b_strings_absent(pcq_writer *w)
@@ -210,24 +218,25 @@ static void b_strings_absent(pcq_writer *w)
     e[0].text.ptr = ab;
     e[0].text.len = u16("ab", ab);
     e[1].counter_id = 3;
-    e[1].offset = 1234;             /* ignored: offsets are computed */
+    e[1].offset = 1234; /* ignored: offsets are computed */
     e[2].counter_id = 5;
     e[2].present = 1;
     e[2].text.ptr = x;
     e[2].text.len = u16("x", x);
     pcq_put_strings(w, e, 3, PCQ_STROFF_NONE);
 }
-static const char x_strings_absent[] =
-    "30 00 00 00 03 00 00 00"   /* dwSize 48, dwCounters 3 */
-    "01 00 00 00 20 00 00 00"   /* [0] id 1, dwOffset 32 */
-    "03 00 00 00 ff ff ff ff"   /* [1] id 3, absent */
-    "05 00 00 00 26 00 00 00"   /* [2] id 5, dwOffset 38 */
-    "61 00 62 00 00 00 78 00"   /* "ab" NUL, "x" */
-    "00 00 00 00 00 00 00 00";  /* NUL, 6 bytes of padding */
+static const char x_strings_absent[] = "30 00 00 00 03 00 00 00"  /* dwSize 48, dwCounters 3 */
+                                       "01 00 00 00 20 00 00 00"  /* [0] id 1, dwOffset 32 */
+                                       "03 00 00 00 ff ff ff ff"  /* [1] id 3, absent */
+                                       "05 00 00 00 26 00 00 00"  /* [2] id 5, dwOffset 38 */
+                                       "61 00 62 00 00 00 78 00"  /* "ab" NUL, "x" */
+                                       "00 00 00 00 00 00 00 00"; /* NUL, 6 bytes of padding */
 
-static void b_strings_empty(pcq_writer *w) { pcq_put_strings(w, NULL, 0, PCQ_STROFF_NONE); }
-static const char x_strings_empty[] =
-    "08 00 00 00 00 00 00 00";  /* dwSize 8, dwCounters 0 */
+static void b_strings_empty(pcq_writer *w)
+{
+    pcq_put_strings(w, NULL, 0, PCQ_STROFF_NONE);
+}
+static const char x_strings_empty[] = "08 00 00 00 00 00 00 00"; /* dwSize 8, dwCounters 0 */
 
 static void b_strings_all_absent(pcq_writer *w)
 {
@@ -236,9 +245,8 @@ static void b_strings_all_absent(pcq_writer *w)
     e.counter_id = 7;
     pcq_put_strings(w, &e, 1, PCQ_STROFF_SPEC);
 }
-static const char x_strings_all_absent[] =
-    "10 00 00 00 01 00 00 00"   /* dwSize 16, dwCounters 1 */
-    "07 00 00 00 ff ff ff ff";  /* id 7, absent */
+static const char x_strings_all_absent[] = "10 00 00 00 01 00 00 00"  /* dwSize 16, dwCounters 1 */
+                                           "07 00 00 00 ff ff ff ff"; /* id 7, absent */
 
 /* Figure 4: identifiers with names of 6 and 8 bytes (NUL included), Size 48. */
 static void b_fig4(pcq_writer *w)
@@ -250,30 +258,29 @@ static void b_fig4(pcq_writer *w)
     id.guid = guid_pcq;
     id.counter_id = 3;
     id.instance_id = 1;
-    id.size = 999;                  /* ignored: Size is computed */
+    id.size = 999; /* ignored: Size is computed */
     id.name.ptr = n0;
     id.name.len = u16("ab", n0);
     pcq_put_identifier(w, &id);
-    id.status = 0x1068;             /* ERROR_WMI_GUID_NOT_FOUND */
+    id.status = 0x1068; /* ERROR_WMI_GUID_NOT_FOUND */
     id.counter_id = PCQ_WILDCARD_COUNTER;
     id.instance_id = 2;
     id.index = 1;
-    id.reserved = 0x55;             /* kept as given */
+    id.reserved = 0x55; /* kept as given */
     id.name.ptr = n1;
     id.name.len = u16("abc", n1);
     pcq_put_identifier(w, &id);
 }
-static const char x_fig4[] =
-    HEX_GUID_PCQ                /* [0] CounterSetGuid */
-    "00 00 00 00 30 00 00 00"   /* Status 0, Size 48 */
-    "03 00 00 00 01 00 00 00"   /* CounterId 3, InstanceId 1 */
-    "00 00 00 00 00 00 00 00"   /* Index 0, Reserved 0 */
-    "61 00 62 00 00 00 00 00"   /* "ab" NUL, 2 bytes of padding (MUST be 0) */
-    HEX_GUID_PCQ                /* [1] CounterSetGuid */
-    "68 10 00 00 30 00 00 00"   /* Status 0x1068, Size 48 */
-    "ff ff ff ff 02 00 00 00"   /* CounterId wildcard, InstanceId 2 */
-    "01 00 00 00 55 00 00 00"   /* Index 1, Reserved 0x55 */
-    "61 00 62 00 63 00 00 00";  /* "abc" NUL */
+static const char x_fig4[] = HEX_GUID_PCQ /* [0] CounterSetGuid */
+    "00 00 00 00 30 00 00 00"             /* Status 0, Size 48 */
+    "03 00 00 00 01 00 00 00"             /* CounterId 3, InstanceId 1 */
+    "00 00 00 00 00 00 00 00"             /* Index 0, Reserved 0 */
+    "61 00 62 00 00 00 00 00"             /* "ab" NUL, 2 bytes of padding (MUST be 0) */
+    HEX_GUID_PCQ                          /* [1] CounterSetGuid */
+    "68 10 00 00 30 00 00 00"             /* Status 0x1068, Size 48 */
+    "ff ff ff ff 02 00 00 00"             /* CounterId wildcard, InstanceId 2 */
+    "01 00 00 00 55 00 00 00"             /* Index 1, Reserved 0x55 */
+    "61 00 62 00 63 00 00 00";            /* "abc" NUL */
 
 /* Figure 1: a counterset and two counters. */
 static void b_counterset(pcq_writer *w)
@@ -289,32 +296,31 @@ static void b_counterset(pcq_writer *w)
     pcq_put_counterset_reg(w, &set);
     memset(&c, 0, sizeof c);
     c.counter_id = 0;
-    c.type = 0x21510500u;           /* PERF_100NSEC_TIMER_INV */
+    c.type = 0x21510500u; /* PERF_100NSEC_TIMER_INV */
     c.attrib = 1;
     c.detail_level = 100;
     c.aggregate_func = 2;
     pcq_put_counter_reg(w, &c);
     memset(&c, 0, sizeof c);
     c.counter_id = 22;
-    c.type = 0x40030500u;           /* PERF_LARGE_RAW_BASE */
+    c.type = 0x40030500u; /* PERF_LARGE_RAW_BASE */
     c.attrib = 2;
     c.detail_level = 200;
     c.default_scale = -2;
     pcq_put_counter_reg(w, &c);
 }
-static const char x_counterset[] =
-    HEX_GUID_PROC               /* _PERF_COUNTERSET_REG_INFO.CounterSetGuid */
-    "00 00 00 00 64 00 00 00"   /* CounterSetType 0, DetailLevel 100 */
-    "02 00 00 00 02 00 00 00"   /* NumCounters 2, InstanceType 2 */
-    "00 00 00 00 00 05 51 21"   /* [0] CounterId 0, Type 0x21510500 */
-    "01 00 00 00 00 00 00 00"   /*     Attrib 1 */
-    "64 00 00 00 00 00 00 00"   /*     DetailLevel 100, DefaultScale 0 */
-    "00 00 00 00 00 00 00 00"   /*     BaseCounterId, PerfTimeId */
-    "00 00 00 00 00 00 00 00"   /*     PerfFreqId, MultiId */
-    "02 00 00 00 00 00 00 00"   /*     AggregateFunc 2, Reserved */
-    "16 00 00 00 00 05 03 40"   /* [1] CounterId 22, Type 0x40030500 */
-    "02 00 00 00 00 00 00 00"   /*     Attrib 2 */
-    "c8 00 00 00 fe ff ff ff"   /*     DetailLevel 200, DefaultScale -2 */
+static const char x_counterset[] = HEX_GUID_PROC /* _PERF_COUNTERSET_REG_INFO.CounterSetGuid */
+    "00 00 00 00 64 00 00 00"                    /* CounterSetType 0, DetailLevel 100 */
+    "02 00 00 00 02 00 00 00"                    /* NumCounters 2, InstanceType 2 */
+    "00 00 00 00 00 05 51 21"                    /* [0] CounterId 0, Type 0x21510500 */
+    "01 00 00 00 00 00 00 00"                    /*     Attrib 1 */
+    "64 00 00 00 00 00 00 00"                    /*     DetailLevel 100, DefaultScale 0 */
+    "00 00 00 00 00 00 00 00"                    /*     BaseCounterId, PerfTimeId */
+    "00 00 00 00 00 00 00 00"                    /*     PerfFreqId, MultiId */
+    "02 00 00 00 00 00 00 00"                    /*     AggregateFunc 2, Reserved */
+    "16 00 00 00 00 05 03 40"                    /* [1] CounterId 22, Type 0x40030500 */
+    "02 00 00 00 00 00 00 00"                    /*     Attrib 2 */
+    "c8 00 00 00 fe ff ff ff"                    /*     DetailLevel 200, DefaultScale -2 */
     "00 00 00 00 00 00 00 00"
     "00 00 00 00 00 00 00 00"
     "00 00 00 00 00 00 00 00";
@@ -325,7 +331,7 @@ static void b_counter(pcq_writer *w)
     pcq_counter_reg c;
 
     c.counter_id = 0x01020304u;
-    c.type = 0x20570500u;           /* PERF_PRECISION_100NS_TIMER */
+    c.type = 0x20570500u; /* PERF_PRECISION_100NS_TIMER */
     c.attrib = 0x0000000100000004u;
     c.detail_level = 200;
     c.default_scale = -10;
@@ -337,26 +343,31 @@ static void b_counter(pcq_writer *w)
     c.reserved = 0;
     pcq_put_counter_reg(w, &c);
 }
-static const char x_counter[] =
-    "04 03 02 01 00 05 57 20"   /* CounterId 0x01020304, Type 0x20570500 */
-    "04 00 00 00 01 00 00 00"   /* Attrib 0x0000000100000004 */
-    "c8 00 00 00 f6 ff ff ff"   /* DetailLevel 200, DefaultScale -10 */
-    "16 00 00 00 11 00 00 00"   /* BaseCounterId 22, PerfTimeId 0x11 */
-    "12 00 00 00 13 00 00 00"   /* PerfFreqId 0x12, MultiId 0x13 */
-    "04 00 00 00 00 00 00 00";  /* AggregateFunc 4, Reserved 0 */
+static const char x_counter[] = "04 03 02 01 00 05 57 20"  /* CounterId 0x01020304, Type 0x20570500 */
+                                "04 00 00 00 01 00 00 00"  /* Attrib 0x0000000100000004 */
+                                "c8 00 00 00 f6 ff ff ff"  /* DetailLevel 200, DefaultScale -10 */
+                                "16 00 00 00 11 00 00 00"  /* BaseCounterId 22, PerfTimeId 0x11 */
+                                "12 00 00 00 13 00 00 00"  /* PerfFreqId 0x12, MultiId 0x13 */
+                                "04 00 00 00 00 00 00 00"; /* AggregateFunc 4, Reserved 0 */
 
 static void b_string(pcq_writer *w)
 {
     uint8_t b[16];
     pcq_put_string(w, b, u16("ab", b));
 }
-static const char x_string[] = "61 00 62 00 00 00";   /* "ab" NUL, no padding */
+static const char x_string[] = "61 00 62 00 00 00"; /* "ab" NUL, no padding */
 
-static void b_string_empty(pcq_writer *w) { pcq_put_string(w, NULL, 0); }
+static void b_string_empty(pcq_writer *w)
+{
+    pcq_put_string(w, NULL, 0);
+}
 static const char x_string_empty[] = "00 00";
 
-static void b_guid(pcq_writer *w) { pcq_put_guid(w, &guid_pcq); }
-static const char x_guid[] = HEX_GUID_PCQ;   /* appendix example, Data1-3 LE */
+static void b_guid(pcq_writer *w)
+{
+    pcq_put_guid(w, &guid_pcq);
+}
+static const char x_guid[] = HEX_GUID_PCQ; /* appendix example, Data1-3 LE */
 
 static void b_guids(pcq_writer *w)
 {
@@ -365,7 +376,10 @@ static void b_guids(pcq_writer *w)
 }
 static const char x_guids[] = HEX_GUID_PCQ HEX_GUID_PROC;
 
-static void b_nothing(pcq_writer *w) { (void)w; }
+static void b_nothing(pcq_writer *w)
+{
+    (void)w;
+}
 
 /* ---- data buffers ---- */
 
@@ -374,21 +388,18 @@ static void b_data_empty(pcq_writer *w)
     begin_hdr(w);
     pcq_end_data(w);
 }
-static const char x_data_empty[] =
-    "30 00 00 00 00 00 00 00"   /* dwTotalSize 48, dwNumCounter 0 */
+static const char x_data_empty[] = "30 00 00 00 00 00 00 00" /* dwTotalSize 48, dwNumCounter 0 */
     HDR_TAIL;
 
 static void b_data_error(pcq_writer *w)
 {
     begin_hdr(w);
-    pcq_put_error_block(w, 232);    /* ERROR_NO_DATA */
+    pcq_put_error_block(w, 232); /* ERROR_NO_DATA */
     pcq_end_data(w);
 }
-static const char x_data_error[] =
-    "40 00 00 00 01 00 00 00"   /* dwTotalSize 64, dwNumCounter 1 */
-    HDR_TAIL
-    "e8 00 00 00 00 00 00 00"   /* _PERF_COUNTER_HEADER: dwStatus 232, dwType 0 */
-    "10 00 00 00 00 00 00 00";  /* dwSize 16, Reserved */
+static const char x_data_error[] = "40 00 00 00 01 00 00 00" /* dwTotalSize 64, dwNumCounter 1 */
+    HDR_TAIL "e8 00 00 00 00 00 00 00" /* _PERF_COUNTER_HEADER: dwStatus 232, dwType 0 */
+                                   "10 00 00 00 00 00 00 00"; /* dwSize 16, Reserved */
 
 /* Type 1 twice: an 8-byte and a 4-byte value; both blocks are 32 bytes and
  * both _PERF_COUNTER_DATA.dwSize are 16 (NOTES §2). */
@@ -404,16 +415,15 @@ static void b_data_single(pcq_writer *w)
     pcq_end_data(w);
 }
 static const char x_data_single[] =
-    "70 00 00 00 02 00 00 00"   /* dwTotalSize 112, dwNumCounter 2 */
-    HDR_TAIL
-    "00 00 00 00 01 00 00 00"   /* dwStatus 0, dwType 1 */
-    "20 00 00 00 00 00 00 00"   /* dwSize 32, Reserved */
-    "08 00 00 00 10 00 00 00"   /* _PERF_COUNTER_DATA: dwDataSize 8, dwSize 16 */
-    "88 77 66 55 44 33 22 11"   /* value */
-    "00 00 00 00 01 00 00 00"   /* dwStatus 0, dwType 1 */
-    "20 00 00 00 00 00 00 00"   /* dwSize 32, Reserved */
-    "04 00 00 00 10 00 00 00"   /* dwDataSize 4, dwSize 16 */
-    "dd cc bb aa 00 00 00 00";  /* value, 4 zero bytes */
+    "70 00 00 00 02 00 00 00"          /* dwTotalSize 112, dwNumCounter 2 */
+    HDR_TAIL "00 00 00 00 01 00 00 00" /* dwStatus 0, dwType 1 */
+    "20 00 00 00 00 00 00 00"          /* dwSize 32, Reserved */
+    "08 00 00 00 10 00 00 00"          /* _PERF_COUNTER_DATA: dwDataSize 8, dwSize 16 */
+    "88 77 66 55 44 33 22 11"          /* value */
+    "00 00 00 00 01 00 00 00"          /* dwStatus 0, dwType 1 */
+    "20 00 00 00 00 00 00 00"          /* dwSize 32, Reserved */
+    "04 00 00 00 10 00 00 00"          /* dwDataSize 4, dwSize 16 */
+    "dd cc bb aa 00 00 00 00";         /* value, 4 zero bytes */
 
 /* Type 2 with N = 3: 4 zero bytes after the id array, counted in dwSize. */
 static void b_data_multi3(pcq_writer *w)
@@ -428,19 +438,32 @@ static void b_data_multi3(pcq_writer *w)
     pcq_end_data(w);
 }
 static const char x_data_multi3[] =
-    "88 00 00 00 01 00 00 00"   /* dwTotalSize 136, dwNumCounter 1 */
-    HDR_TAIL
-    "00 00 00 00 02 00 00 00"   /* dwStatus 0, dwType 2 */
-    "58 00 00 00 00 00 00 00"   /* dwSize 88, Reserved */
-    "18 00 00 00 03 00 00 00"   /* _PERF_MULTI_COUNTERS: dwSize 24, dwCounters 3 */
-    "07 00 00 00 08 00 00 00"   /* ids 7, 8 */
-    "09 00 00 00 00 00 00 00"   /* id 9, 4 bytes of padding */
-    "04 00 00 00 10 00 00 00"   /* dwDataSize 4, dwSize 16 */
-    "01 00 00 00 00 00 00 00"   /* 1 */
-    "08 00 00 00 10 00 00 00"   /* dwDataSize 8, dwSize 16 */
-    "02 00 00 00 00 00 00 00"   /* 2 */
-    "04 00 00 00 10 00 00 00"   /* dwDataSize 4, dwSize 16 */
-    "03 00 00 00 00 00 00 00";  /* 3 */
+    "88 00 00 00 01 00 00 00"          /* dwTotalSize 136, dwNumCounter 1 */
+    HDR_TAIL "00 00 00 00 02 00 00 00" /* dwStatus 0, dwType 2 */
+    "58 00 00 00 00 00 00 00"          /* dwSize 88, Reserved */
+    "18 00 00 00 03 00 00 00"          /* _PERF_MULTI_COUNTERS: dwSize 24, dwCounters 3 */
+    "07 00 00 00 08 00 00 00"          /* ids 7, 8 */
+    "09 00 00 00 00 00 00 00"          /* id 9, 4 bytes of padding */
+    "04 00 00 00 10 00 00 00"          /* dwDataSize 4, dwSize 16 */
+    "01 00 00 00 00 00 00 00"          /* 1 */
+    "08 00 00 00 10 00 00 00"          /* dwDataSize 8, dwSize 16 */
+    "02 00 00 00 00 00 00 00"          /* 2 */
+    "04 00 00 00 10 00 00 00"          /* dwDataSize 4, dwSize 16 */
+    "03 00 00 00 00 00 00 00";         /* 3 */
+
+/* The same through the batch writer: the bytes are the same. */
+static void b_data_multi3_batch(pcq_writer *w)
+{
+    static const uint32_t ids[3] = {7, 8, 9};
+    static const uint64_t v[3] = {1, 2, 3};
+    static const uint8_t sz[3] = {4, 8, 4};
+    begin_hdr(w);
+    pcq_begin_block(w, PCQ_PERF_MULTI_COUNTERS, 0, ids, 3);
+    pcq_put_values_u64(w, v, sz, 1); /* in two calls: the count is per block */
+    pcq_put_values_u64(w, v + 1, sz + 1, 2);
+    pcq_end_block(w);
+    pcq_end_data(w);
+}
 
 /* Type 4: two instances, one value each. */
 static void b_data_instances(pcq_writer *w)
@@ -454,21 +477,32 @@ static void b_data_instances(pcq_writer *w)
     pcq_end_block(w);
     pcq_end_data(w);
 }
+static void b_data_instances_batch(pcq_writer *w)
+{
+    static const uint64_t v0 = 0x100, v1 = 5;
+    static const uint8_t s8 = 8, s4 = 4;
+    uint8_t b[64];
+    begin_hdr(w);
+    pcq_begin_block(w, PCQ_PERF_MULTI_INSTANCES, 0, NULL, 0);
+    pcq_put_data_instance_u64(w, 0, b, u16("0,0", b), &v0, &s8, 1);
+    pcq_put_data_instance_u64(w, 1, b, u16("_Total", b), &v1, &s4, 1);
+    pcq_end_block(w);
+    pcq_end_data(w);
+}
 static const char x_data_instances[] =
-    "90 00 00 00 01 00 00 00"   /* dwTotalSize 144, dwNumCounter 1 */
-    HDR_TAIL
-    "00 00 00 00 04 00 00 00"   /* dwStatus 0, dwType 4 */
-    "60 00 00 00 00 00 00 00"   /* dwSize 96, Reserved */
-    "50 00 00 00 02 00 00 00"   /* _PERF_MULTI_INSTANCES: dwTotalSize 80, dwInstances 2 */
-    "10 00 00 00 00 00 00 00"   /* _PERF_INSTANCE_HEADER: Size 16, InstanceId 0 */
-    "30 00 2c 00 30 00 00 00"   /* "0,0" NUL */
-    "08 00 00 00 10 00 00 00"   /* dwDataSize 8, dwSize 16 */
-    "00 01 00 00 00 00 00 00"   /* 0x100 */
-    "18 00 00 00 01 00 00 00"   /* Size 24, InstanceId 1 */
-    "5f 00 54 00 6f 00 74 00"   /* "_Tot" */
-    "61 00 6c 00 00 00 00 00"   /* "al" NUL, 2 bytes of padding */
-    "04 00 00 00 10 00 00 00"   /* dwDataSize 4, dwSize 16 */
-    "05 00 00 00 00 00 00 00";  /* 5 */
+    "90 00 00 00 01 00 00 00"          /* dwTotalSize 144, dwNumCounter 1 */
+    HDR_TAIL "00 00 00 00 04 00 00 00" /* dwStatus 0, dwType 4 */
+    "60 00 00 00 00 00 00 00"          /* dwSize 96, Reserved */
+    "50 00 00 00 02 00 00 00"          /* _PERF_MULTI_INSTANCES: dwTotalSize 80, dwInstances 2 */
+    "10 00 00 00 00 00 00 00"          /* _PERF_INSTANCE_HEADER: Size 16, InstanceId 0 */
+    "30 00 2c 00 30 00 00 00"          /* "0,0" NUL */
+    "08 00 00 00 10 00 00 00"          /* dwDataSize 8, dwSize 16 */
+    "00 01 00 00 00 00 00 00"          /* 0x100 */
+    "18 00 00 00 01 00 00 00"          /* Size 24, InstanceId 1 */
+    "5f 00 54 00 6f 00 74 00"          /* "_Tot" */
+    "61 00 6c 00 00 00 00 00"          /* "al" NUL, 2 bytes of padding */
+    "04 00 00 00 10 00 00 00"          /* dwDataSize 4, dwSize 16 */
+    "05 00 00 00 00 00 00 00";         /* 5 */
 
 /* Type 6: two counters, two instances with two values each. */
 static void b_data_counterset(pcq_writer *w)
@@ -485,27 +519,39 @@ static void b_data_counterset(pcq_writer *w)
     pcq_end_block(w);
     pcq_end_data(w);
 }
+static void b_data_counterset_batch(pcq_writer *w)
+{
+    static const uint32_t ids[2] = {0, 15};
+    static const uint64_t v[4] = {1000, 2000, 7, 9};
+    static const uint8_t sz[2] = {4, 8};
+    uint8_t b[64];
+    begin_hdr(w);
+    pcq_begin_block(w, PCQ_PERF_COUNTERSET, 0, ids, 2);
+    pcq_put_data_instance_u64(w, 0, b, u16("0,0", b), v, NULL, 2); /* NULL: all 8 bytes */
+    pcq_put_data_instance_u64(w, 1, b, u16("_Total", b), v + 2, sz, 2);
+    pcq_end_block(w);
+    pcq_end_data(w);
+}
 static const char x_data_counterset[] =
-    "c0 00 00 00 01 00 00 00"   /* dwTotalSize 192, dwNumCounter 1 */
-    HDR_TAIL
-    "00 00 00 00 06 00 00 00"   /* dwStatus 0, dwType 6 */
-    "90 00 00 00 00 00 00 00"   /* dwSize 144, Reserved */
-    "10 00 00 00 02 00 00 00"   /* _PERF_MULTI_COUNTERS: dwSize 16, dwCounters 2 */
-    "00 00 00 00 0f 00 00 00"   /* ids 0, 15 */
-    "70 00 00 00 02 00 00 00"   /* _PERF_MULTI_INSTANCES: dwTotalSize 112, dwInstances 2 */
-    "10 00 00 00 00 00 00 00"   /* Size 16, InstanceId 0 */
-    "30 00 2c 00 30 00 00 00"   /* "0,0" NUL */
-    "08 00 00 00 10 00 00 00"   /* dwDataSize 8, dwSize 16 */
-    "e8 03 00 00 00 00 00 00"   /* 1000 */
+    "c0 00 00 00 01 00 00 00"          /* dwTotalSize 192, dwNumCounter 1 */
+    HDR_TAIL "00 00 00 00 06 00 00 00" /* dwStatus 0, dwType 6 */
+    "90 00 00 00 00 00 00 00"          /* dwSize 144, Reserved */
+    "10 00 00 00 02 00 00 00"          /* _PERF_MULTI_COUNTERS: dwSize 16, dwCounters 2 */
+    "00 00 00 00 0f 00 00 00"          /* ids 0, 15 */
+    "70 00 00 00 02 00 00 00"          /* _PERF_MULTI_INSTANCES: dwTotalSize 112, dwInstances 2 */
+    "10 00 00 00 00 00 00 00"          /* Size 16, InstanceId 0 */
+    "30 00 2c 00 30 00 00 00"          /* "0,0" NUL */
+    "08 00 00 00 10 00 00 00"          /* dwDataSize 8, dwSize 16 */
+    "e8 03 00 00 00 00 00 00"          /* 1000 */
     "08 00 00 00 10 00 00 00"
-    "d0 07 00 00 00 00 00 00"   /* 2000 */
-    "18 00 00 00 01 00 00 00"   /* Size 24, InstanceId 1 */
-    "5f 00 54 00 6f 00 74 00"   /* "_Tot" */
-    "61 00 6c 00 00 00 00 00"   /* "al" NUL, padding */
-    "04 00 00 00 10 00 00 00"   /* dwDataSize 4, dwSize 16 */
-    "07 00 00 00 00 00 00 00"   /* 7 */
+    "d0 07 00 00 00 00 00 00" /* 2000 */
+    "18 00 00 00 01 00 00 00" /* Size 24, InstanceId 1 */
+    "5f 00 54 00 6f 00 74 00" /* "_Tot" */
+    "61 00 6c 00 00 00 00 00" /* "al" NUL, padding */
+    "04 00 00 00 10 00 00 00" /* dwDataSize 4, dwSize 16 */
+    "07 00 00 00 00 00 00 00" /* 7 */
     "08 00 00 00 10 00 00 00"
-    "09 00 00 00 00 00 00 00";  /* 9 */
+    "09 00 00 00 00 00 00 00"; /* 9 */
 
 /* Edge blocks: type 2 with no counter, type 4 with no instance, type 6 with
  * N = 1 and an empty name, an error block, a 12-byte value. */
@@ -529,30 +575,29 @@ static void b_data_edges(pcq_writer *w)
     pcq_end_data(w);
 }
 static const char x_data_edges[] =
-    "e0 00 00 00 05 00 00 00"   /* dwTotalSize 224, dwNumCounter 5 */
-    HDR_TAIL
-    "00 00 00 00 02 00 00 00"   /* type 2: dwStatus 0, dwType 2 */
-    "18 00 00 00 00 00 00 00"   /* dwSize 24 */
-    "08 00 00 00 00 00 00 00"   /* _PERF_MULTI_COUNTERS: dwSize 8, dwCounters 0 */
-    "69 10 00 00 04 00 00 00"   /* type 4: dwStatus 0x1069, dwType 4 */
-    "18 00 00 00 00 00 00 00"   /* dwSize 24 */
-    "08 00 00 00 00 00 00 00"   /* _PERF_MULTI_INSTANCES: dwTotalSize 8, dwInstances 0 */
-    "00 00 00 00 06 00 00 00"   /* type 6: dwStatus 0, dwType 6 */
-    "48 00 00 00 00 00 00 00"   /* dwSize 72 */
-    "10 00 00 00 01 00 00 00"   /* _PERF_MULTI_COUNTERS: dwSize 16, dwCounters 1 */
-    "03 00 00 00 00 00 00 00"   /* id 3, 4 bytes of padding */
-    "28 00 00 00 01 00 00 00"   /* _PERF_MULTI_INSTANCES: dwTotalSize 40, dwInstances 1 */
-    "10 00 00 00 04 00 00 00"   /* Size 16, InstanceId 4 */
-    "00 00 00 00 00 00 00 00"   /* "" NUL, 6 bytes of padding */
-    "04 00 00 00 10 00 00 00"   /* dwDataSize 4, dwSize 16 */
-    "ef be ad de 00 00 00 00"   /* 0xDEADBEEF */
-    "08 00 00 00 00 00 00 00"   /* type 0: dwStatus 8, dwType 0 */
-    "10 00 00 00 00 00 00 00"   /* dwSize 16 */
-    "00 00 00 00 01 00 00 00"   /* type 1: dwStatus 0, dwType 1 */
-    "28 00 00 00 00 00 00 00"   /* dwSize 40 */
-    "0c 00 00 00 18 00 00 00"   /* dwDataSize 12, dwSize 24 */
+    "e0 00 00 00 05 00 00 00"          /* dwTotalSize 224, dwNumCounter 5 */
+    HDR_TAIL "00 00 00 00 02 00 00 00" /* type 2: dwStatus 0, dwType 2 */
+    "18 00 00 00 00 00 00 00"          /* dwSize 24 */
+    "08 00 00 00 00 00 00 00"          /* _PERF_MULTI_COUNTERS: dwSize 8, dwCounters 0 */
+    "69 10 00 00 04 00 00 00"          /* type 4: dwStatus 0x1069, dwType 4 */
+    "18 00 00 00 00 00 00 00"          /* dwSize 24 */
+    "08 00 00 00 00 00 00 00"          /* _PERF_MULTI_INSTANCES: dwTotalSize 8, dwInstances 0 */
+    "00 00 00 00 06 00 00 00"          /* type 6: dwStatus 0, dwType 6 */
+    "48 00 00 00 00 00 00 00"          /* dwSize 72 */
+    "10 00 00 00 01 00 00 00"          /* _PERF_MULTI_COUNTERS: dwSize 16, dwCounters 1 */
+    "03 00 00 00 00 00 00 00"          /* id 3, 4 bytes of padding */
+    "28 00 00 00 01 00 00 00"          /* _PERF_MULTI_INSTANCES: dwTotalSize 40, dwInstances 1 */
+    "10 00 00 00 04 00 00 00"          /* Size 16, InstanceId 4 */
+    "00 00 00 00 00 00 00 00"          /* "" NUL, 6 bytes of padding */
+    "04 00 00 00 10 00 00 00"          /* dwDataSize 4, dwSize 16 */
+    "ef be ad de 00 00 00 00"          /* 0xDEADBEEF */
+    "08 00 00 00 00 00 00 00"          /* type 0: dwStatus 8, dwType 0 */
+    "10 00 00 00 00 00 00 00"          /* dwSize 16 */
+    "00 00 00 00 01 00 00 00"          /* type 1: dwStatus 0, dwType 1 */
+    "28 00 00 00 00 00 00 00"          /* dwSize 40 */
+    "0c 00 00 00 18 00 00 00"          /* dwDataSize 12, dwSize 24 */
     "01 02 03 04 05 06 07 08"
-    "09 0a 0b 0c 00 00 00 00";  /* value, 4 bytes of padding */
+    "09 0a 0b 0c 00 00 00 00"; /* value, 4 bytes of padding */
 
 /* Two structures written back to back: the writer does not care which kind. */
 static void b_two_data(pcq_writer *w)
@@ -560,20 +605,20 @@ static void b_two_data(pcq_writer *w)
     b_data_empty(w);
     b_data_error(w);
 }
-static const char x_two_data[] =
-    "30 00 00 00 00 00 00 00" HDR_TAIL
-    "40 00 00 00 01 00 00 00" HDR_TAIL   /* sizes are relative to its own header */
-    "e8 00 00 00 00 00 00 00"
-    "10 00 00 00 00 00 00 00";
+static const char x_two_data[] = "30 00 00 00 00 00 00 00" HDR_TAIL
+                                 "40 00 00 00 01 00 00 00" HDR_TAIL /* sizes are relative to its own header */
+                                 "e8 00 00 00 00 00 00 00"
+                                 "10 00 00 00 00 00 00 00";
 
 struct wcase {
     const char *name;
     build_fn build;
-    pcq_kind kind;           /* PCQ_KIND_NONE: no reencode check */
+    pcq_kind kind; /* PCQ_KIND_NONE: no reencode check */
     const char *hex;
-    int strict;              /* also passes pcq_validate with PCQ_STRICT */
+    int strict; /* also passes pcq_validate with PCQ_STRICT */
 };
 
+/* clang-format off */
 static const struct wcase cases[] = {
     {"instance ab", b_instance_ab, PCQ_KIND_INSTANCES, x_instance_ab, 1},
     {"figure 3", b_fig3, PCQ_KIND_INSTANCES, x_fig3, 1},
@@ -595,11 +640,15 @@ static const struct wcase cases[] = {
     {"data error block", b_data_error, PCQ_KIND_DATA, x_data_error, 1},
     {"data type 1", b_data_single, PCQ_KIND_DATA, x_data_single, 1},
     {"data type 2 N=3", b_data_multi3, PCQ_KIND_DATA, x_data_multi3, 1},
+    {"data type 2 N=3, batch", b_data_multi3_batch, PCQ_KIND_DATA, x_data_multi3, 1},
     {"data type 4", b_data_instances, PCQ_KIND_DATA, x_data_instances, 1},
+    {"data type 4, batch", b_data_instances_batch, PCQ_KIND_DATA, x_data_instances, 1},
     {"data type 6", b_data_counterset, PCQ_KIND_DATA, x_data_counterset, 1},
+    {"data type 6, batch", b_data_counterset_batch, PCQ_KIND_DATA, x_data_counterset, 1},
     {"data edge blocks", b_data_edges, PCQ_KIND_DATA, x_data_edges, 1},
     {"two data buffers", b_two_data, PCQ_KIND_NONE, x_two_data, 1},
 };
+/* clang-format on */
 
 /* ---- running a case ---------------------------------------------------- */
 
@@ -607,8 +656,7 @@ static int canary_intact(const uint8_t *buf, size_t from, size_t to)
 {
     size_t i;
     for (i = from; i < to; i++)
-        if (buf[i] != CANARY)
-            return 0;
+        if (buf[i] != CANARY) return 0;
     return 1;
 }
 
@@ -644,19 +692,18 @@ static void check_writer(const struct wcase *c, const uint8_t *exp, size_t n)
 
     rc = run_writer(c->build, NULL, 0, &len);
     TL_CHECK(rc == PCQ_OK && len == n, "%s: sizing pass rc %d len %zu", c->name, rc, len);
-    rc = run_writer(c->build, NULL, 4096, &len);   /* cap without dst: still sizing */
+    rc = run_writer(c->build, NULL, 4096, &len); /* cap without dst: still sizing */
     TL_CHECK(rc == PCQ_OK && len == n, "%s: NULL dst rc %d len %zu", c->name, rc, len);
 
     for (cap = 0; cap < n; cap++) {
         memset(buf, CANARY, sizeof buf);
         rc = run_writer(c->build, buf, cap, &len);
-        if (!TL_CHECK(rc == PCQ_ERR_BUFFER_TOO_SMALL && len == n,
-                      "%s: cap %zu: rc %d len %zu", c->name, cap, rc, len) ||
-            !TL_CHECK(canary_intact(buf, cap, n + 64), "%s: cap %zu: wrote past cap", c->name,
-                      cap) ||
-            !TL_CHECK(first_diff(buf, exp, cap) == cap, "%s: cap %zu: prefix differs at %zu",
-                      c->name, cap, first_diff(buf, exp, cap)))
-            break;   /* one report per case is enough */
+        if (!TL_CHECK(rc == PCQ_ERR_BUFFER_TOO_SMALL && len == n, "%s: cap %zu: rc %d len %zu", c->name, cap,
+                      rc, len) ||
+            !TL_CHECK(canary_intact(buf, cap, n + 64), "%s: cap %zu: wrote past cap", c->name, cap) ||
+            !TL_CHECK(first_diff(buf, exp, cap) == cap, "%s: cap %zu: prefix differs at %zu", c->name, cap,
+                      first_diff(buf, exp, cap)))
+            break; /* one report per case is enough */
     }
 }
 
@@ -671,9 +718,8 @@ static void check_reencode(const struct wcase *c, const uint8_t *exp, size_t n)
 
     memset(buf, CANARY, sizeof buf);
     rc = pcq_reencode(c->kind, exp, n, buf, BUF_MAX, &len, &err);
-    if (!TL_CHECK(rc == PCQ_OK && len == n, "%s: reencode rc %d (%s at %zu: %s) len %zu",
-                  c->name, rc, pcq_status_name(rc), err.offset, err.what ? err.what : "-",
-                  len))
+    if (!TL_CHECK(rc == PCQ_OK && len == n, "%s: reencode rc %d (%s at %zu: %s) len %zu", c->name, rc,
+                  pcq_status_name(rc), err.offset, err.what ? err.what : "-", len))
         return;
     TL_CHECK(first_diff(buf, exp, n) == n && canary_intact(buf, n, sizeof buf),
              "%s: reencode differs at offset %zu", c->name, first_diff(buf, exp, n));
@@ -700,8 +746,8 @@ static void check_strict(const struct wcase *c, const uint8_t *exp, size_t n)
     memset(&opts, 0, sizeof opts);
     opts.flags = PCQ_STRICT;
     rc = pcq_validate(c->kind, exp, n, &opts, &err);
-    TL_CHECK(rc == PCQ_OK, "%s: strict validation rc %d (%s at %zu: %s)", c->name, rc,
-             pcq_status_name(rc), err.offset, err.what ? err.what : "-");
+    TL_CHECK(rc == PCQ_OK, "%s: strict validation rc %d (%s at %zu: %s)", c->name, rc, pcq_status_name(rc),
+             err.offset, err.what ? err.what : "-");
 }
 
 static void test_cases(void)
@@ -712,11 +758,9 @@ static void test_cases(void)
     for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         n = hex(cases[i].hex, exp, sizeof exp);
         check_writer(&cases[i], exp, n);
-        if (cases[i].kind == PCQ_KIND_NONE)
-            continue;
+        if (cases[i].kind == PCQ_KIND_NONE) continue;
         check_reencode(&cases[i], exp, n);
-        if (cases[i].strict)
-            check_strict(&cases[i], exp, n);
+        if (cases[i].strict) check_strict(&cases[i], exp, n);
     }
 }
 
@@ -741,24 +785,20 @@ static void test_reencode_fixed_point(void)
     int rc;
 
     for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        if (cases[i].kind == PCQ_KIND_NONE)
-            continue;
+        if (cases[i].kind == PCQ_KIND_NONE) continue;
         n = hex(cases[i].hex, exp, sizeof exp);
         for (k = 0; k < 400 && n > 0 && failures < 5; k++) {
             memcpy(in, exp, n);
             len = n;
-            for (m = 1 + rng_next(&seed) % 3; m > 0; m--)
-                in[rng_next(&seed) % n] = (uint8_t)rng_next(&seed);
-            if (rng_next(&seed) % 8 == 0)
-                len = rng_next(&seed) % n;
+            for (m = 1 + rng_next(&seed) % 3; m > 0; m--) in[rng_next(&seed) % n] = (uint8_t)rng_next(&seed);
+            if (rng_next(&seed) % 8 == 0) len = rng_next(&seed) % n;
             rc = pcq_reencode(cases[i].kind, in, len, out1, sizeof out1, &len1, NULL);
-            if (rc != PCQ_OK)
-                continue;
+            if (rc != PCQ_OK) continue;
             accepted++;
             rc = pcq_reencode(cases[i].kind, out1, len1, out2, sizeof out2, &len2, NULL);
             if (!TL_CHECK(rc == PCQ_OK && len2 == len1 && memcmp(out1, out2, len1) == 0,
-                          "%s: mutation %u: second reencode rc %d len %zu vs %zu",
-                          cases[i].name, k, rc, len2, len1))
+                          "%s: mutation %u: second reencode rc %d len %zu vs %zu", cases[i].name, k, rc, len2,
+                          len1))
                 failures++;
         }
     }
@@ -771,26 +811,23 @@ static void test_reencode_fixed_point(void)
  * array, a 4-byte value with dwSize 12) comes out canonical. */
 static void test_reencode_packed(void)
 {
-    static const char packed[] =
-        "58 00 00 00 01 00 00 00" HDR_TAIL   /* dwTotalSize 88 */
-        "00 00 00 00 02 00 00 00"            /* dwStatus 0, dwType 2 */
-        "28 00 00 00 00 00 00 00"            /* dwSize 40 */
-        "0c 00 00 00 01 00 00 00"            /* _PERF_MULTI_COUNTERS: dwSize 12, 1 */
-        "05 00 00 00"                        /* id 5, no padding */
-        "04 00 00 00 0c 00 00 00"            /* dwDataSize 4, dwSize 12 */
-        "09 00 00 00";                       /* 9, no padding */
-    static const char canonical[] =
-        "60 00 00 00 01 00 00 00" HDR_TAIL   /* dwTotalSize 96 */
-        "00 00 00 00 02 00 00 00"
-        "30 00 00 00 00 00 00 00"            /* dwSize 48 */
-        "10 00 00 00 01 00 00 00"            /* dwSize 16, 1 */
-        "05 00 00 00 00 00 00 00"            /* id 5, padding */
-        "04 00 00 00 10 00 00 00"            /* dwDataSize 4, dwSize 16 */
-        "09 00 00 00 00 00 00 00";
+    static const char packed[] = "58 00 00 00 01 00 00 00" HDR_TAIL /* dwTotalSize 88 */
+                                 "00 00 00 00 02 00 00 00"          /* dwStatus 0, dwType 2 */
+                                 "28 00 00 00 00 00 00 00"          /* dwSize 40 */
+                                 "0c 00 00 00 01 00 00 00"          /* _PERF_MULTI_COUNTERS: dwSize 12, 1 */
+                                 "05 00 00 00"                      /* id 5, no padding */
+                                 "04 00 00 00 0c 00 00 00"          /* dwDataSize 4, dwSize 12 */
+                                 "09 00 00 00";                     /* 9, no padding */
+    static const char canonical[] = "60 00 00 00 01 00 00 00" HDR_TAIL /* dwTotalSize 96 */
+                                    "00 00 00 00 02 00 00 00"
+                                    "30 00 00 00 00 00 00 00" /* dwSize 48 */
+                                    "10 00 00 00 01 00 00 00" /* dwSize 16, 1 */
+                                    "05 00 00 00 00 00 00 00" /* id 5, padding */
+                                    "04 00 00 00 10 00 00 00" /* dwDataSize 4, dwSize 16 */
+                                    "09 00 00 00 00 00 00 00";
     /* Instance padding that is not zero (opnum 2 leaves it uninitialized). */
-    static const char dirty[] =
-        "10 00 00 00 01 00 00 00"
-        "61 00 62 00 00 00 ee ee";
+    static const char dirty[] = "10 00 00 00 01 00 00 00"
+                                "61 00 62 00 00 00 ee ee";
     uint8_t in[256], want[256], out[256];
     size_t n_in, n_want, len;
     int rc;
@@ -798,8 +835,8 @@ static void test_reencode_packed(void)
     n_in = hex(packed, in, sizeof in);
     n_want = hex(canonical, want, sizeof want);
     rc = pcq_reencode(PCQ_KIND_DATA, in, n_in, out, sizeof out, &len, NULL);
-    TL_CHECK(rc == PCQ_OK && len == n_want && memcmp(out, want, n_want) == 0,
-             "packed type 2: rc %d len %zu", rc, len);
+    TL_CHECK(rc == PCQ_OK && len == n_want && memcmp(out, want, n_want) == 0, "packed type 2: rc %d len %zu",
+             rc, len);
 
     n_in = hex(dirty, in, sizeof in);
     n_want = hex(x_instance_ab, want, sizeof want);
@@ -852,16 +889,31 @@ static void block6(pcq_writer *w)
 }
 
 /* Each sequence ends with the call that must fail; it returns its status. */
-static int s_value_top(pcq_writer *w) { return pcq_put_value_u32(w, 1); }
-static int s_value_no_block(pcq_writer *w) { begin_hdr(w); return pcq_put_value_u32(w, 1); }
-static int s_t1_no_value(pcq_writer *w) { block1(w); return pcq_end_block(w); }
+static int s_value_top(pcq_writer *w)
+{
+    return pcq_put_value_u32(w, 1);
+}
+static int s_value_no_block(pcq_writer *w)
+{
+    begin_hdr(w);
+    return pcq_put_value_u32(w, 1);
+}
+static int s_t1_no_value(pcq_writer *w)
+{
+    block1(w);
+    return pcq_end_block(w);
+}
 static int s_t1_two_values(pcq_writer *w)
 {
     block1(w);
     pcq_put_value_u32(w, 1);
     return pcq_put_value_u32(w, 2);
 }
-static int s_t1_instance(pcq_writer *w) { block1(w); return pcq_put_data_instance(w, 1, NULL, 0); }
+static int s_t1_instance(pcq_writer *w)
+{
+    block1(w);
+    return pcq_put_data_instance(w, 1, NULL, 0);
+}
 static int s_t2_short(pcq_writer *w)
 {
     block2(w);
@@ -877,8 +929,16 @@ static int s_t2_long(pcq_writer *w)
     pcq_put_value_u32(w, 3);
     return pcq_put_value_u32(w, 4);
 }
-static int s_t2_instance(pcq_writer *w) { block2(w); return pcq_put_data_instance(w, 1, NULL, 0); }
-static int s_t4_value_first(pcq_writer *w) { block4(w); return pcq_put_value_u32(w, 1); }
+static int s_t2_instance(pcq_writer *w)
+{
+    block2(w);
+    return pcq_put_data_instance(w, 1, NULL, 0);
+}
+static int s_t4_value_first(pcq_writer *w)
+{
+    block4(w);
+    return pcq_put_value_u32(w, 1);
+}
 static int s_t4_two_values(pcq_writer *w)
 {
     block4(w);
@@ -898,7 +958,11 @@ static int s_t4_end_no_value(pcq_writer *w)
     pcq_put_data_instance(w, 1, NULL, 0);
     return pcq_end_block(w);
 }
-static int s_t6_value_first(pcq_writer *w) { block6(w); return pcq_put_value_u32(w, 1); }
+static int s_t6_value_first(pcq_writer *w)
+{
+    block6(w);
+    return pcq_put_value_u32(w, 1);
+}
 static int s_t6_short_instance(pcq_writer *w)
 {
     block6(w);
@@ -932,22 +996,63 @@ static int s_type0(pcq_writer *w)
     begin_hdr(w);
     return pcq_begin_block(w, PCQ_PERF_ERROR_RETURN, 0, NULL, 0);
 }
-static int s_type3(pcq_writer *w) { begin_hdr(w); return pcq_begin_block(w, 3, 0, NULL, 0); }
-static int s_type5(pcq_writer *w) { begin_hdr(w); return pcq_begin_block(w, 5, 0, NULL, 0); }
+static int s_type3(pcq_writer *w)
+{
+    begin_hdr(w);
+    return pcq_begin_block(w, 3, 0, NULL, 0);
+}
+static int s_type5(pcq_writer *w)
+{
+    begin_hdr(w);
+    return pcq_begin_block(w, 5, 0, NULL, 0);
+}
 static int s_type_max(pcq_writer *w)
 {
     begin_hdr(w);
     return pcq_begin_block(w, 0xFFFFFFFFu, 0, NULL, 0);
 }
-static int s_block_no_data(pcq_writer *w) { return pcq_begin_block(w, 1, 0, NULL, 0); }
-static int s_error_no_data(pcq_writer *w) { return pcq_put_error_block(w, 1); }
-static int s_error_in_block(pcq_writer *w) { block1(w); return pcq_put_error_block(w, 1); }
-static int s_block_in_block(pcq_writer *w) { block1(w); return pcq_begin_block(w, 1, 0, NULL, 0); }
-static int s_end_block_top(pcq_writer *w) { return pcq_end_block(w); }
-static int s_end_block_data(pcq_writer *w) { begin_hdr(w); return pcq_end_block(w); }
-static int s_end_data_top(pcq_writer *w) { return pcq_end_data(w); }
-static int s_end_data_twice(pcq_writer *w) { b_data_empty(w); return pcq_end_data(w); }
-static int s_data_in_data(pcq_writer *w) { begin_hdr(w); begin_hdr(w); return w->err; }
+static int s_block_no_data(pcq_writer *w)
+{
+    return pcq_begin_block(w, 1, 0, NULL, 0);
+}
+static int s_error_no_data(pcq_writer *w)
+{
+    return pcq_put_error_block(w, 1);
+}
+static int s_error_in_block(pcq_writer *w)
+{
+    block1(w);
+    return pcq_put_error_block(w, 1);
+}
+static int s_block_in_block(pcq_writer *w)
+{
+    block1(w);
+    return pcq_begin_block(w, 1, 0, NULL, 0);
+}
+static int s_end_block_top(pcq_writer *w)
+{
+    return pcq_end_block(w);
+}
+static int s_end_block_data(pcq_writer *w)
+{
+    begin_hdr(w);
+    return pcq_end_block(w);
+}
+static int s_end_data_top(pcq_writer *w)
+{
+    return pcq_end_data(w);
+}
+static int s_end_data_twice(pcq_writer *w)
+{
+    b_data_empty(w);
+    return pcq_end_data(w);
+}
+static int s_data_in_data(pcq_writer *w)
+{
+    begin_hdr(w);
+    begin_hdr(w);
+    return w->err;
+}
 static int s_instance_in_data(pcq_writer *w)
 {
     begin_hdr(w);
@@ -958,8 +1063,16 @@ static int s_instance_in_block(pcq_writer *w)
     block4(w);
     return pcq_put_instance(w, 1, NULL, 0);
 }
-static int s_string_in_data(pcq_writer *w) { begin_hdr(w); return pcq_put_string(w, NULL, 0); }
-static int s_guid_in_data(pcq_writer *w) { begin_hdr(w); return pcq_put_guid(w, &guid_pcq); }
+static int s_string_in_data(pcq_writer *w)
+{
+    begin_hdr(w);
+    return pcq_put_string(w, NULL, 0);
+}
+static int s_guid_in_data(pcq_writer *w)
+{
+    begin_hdr(w);
+    return pcq_put_guid(w, &guid_pcq);
+}
 static int s_strings_in_data(pcq_writer *w)
 {
     begin_hdr(w);
@@ -1047,11 +1160,9 @@ static void test_state(void)
         /* Sticky: a valid call now does nothing and returns the error. */
         before = w.len;
         rc = pcq_put_guid(&w, &guid_pcq);
-        TL_CHECK(rc == PCQ_ERR_STATE && w.len == before, "%s: not sticky (rc %d)",
-                 state_cases[i].name, rc);
+        TL_CHECK(rc == PCQ_ERR_STATE && w.len == before, "%s: not sticky (rc %d)", state_cases[i].name, rc);
         rc = pcq_writer_finish(&w, &len);
-        TL_CHECK(rc == PCQ_ERR_STATE && len == 0, "%s: finish rc %d len %zu",
-                 state_cases[i].name, rc, len);
+        TL_CHECK(rc == PCQ_ERR_STATE && len == 0, "%s: finish rc %d len %zu", state_cases[i].name, rc, len);
     }
 
     /* finish with a data buffer or a block still open. */
@@ -1078,8 +1189,80 @@ static int expect_after(const char *what, pcq_writer *w, int rc, int want)
 {
     size_t len;
     int fin = pcq_writer_finish(w, &len);
-    return TL_CHECK(rc == want && fin == want, "%s: rc %d finish %d, want %d", what, rc, fin,
-                    want);
+    return TL_CHECK(rc == want && fin == want, "%s: rc %d finish %d, want %d", what, rc, fin, want);
+}
+
+/* The batch writer's refusals: the same errors as a value at a time, and
+ * nothing appended. */
+static void test_batch_errors(void)
+{
+    static const uint32_t ids[2] = {1, 2};
+    static const uint64_t v[3] = {1, 2, 3};
+    static const uint8_t bad[2] = {4, 3}, good[2] = {8, 4};
+    static const uint8_t nul_inside[6] = {0x61, 0, 0, 0, 0x62, 0};
+    uint8_t buf[512], name[16];
+    pcq_writer w;
+    size_t n16 = u16("ab", name), len, at;
+
+    pcq_writer_init(&w, buf, sizeof buf);
+    begin_hdr(&w);
+    pcq_begin_block(&w, PCQ_PERF_MULTI_COUNTERS, 0, ids, 2);
+    at = w.len;
+    TL_CHECK(pcq_put_values_u64(&w, v, bad, 2) == PCQ_ERR_INVALID_ARG && w.len == at,
+             "a size of 3: INVALID_ARG, nothing appended (len %zu, was %zu)", w.len, at);
+    expect_after("size 3", &w, PCQ_ERR_INVALID_ARG, PCQ_ERR_INVALID_ARG);
+
+    pcq_writer_init(&w, buf, sizeof buf);
+    begin_hdr(&w);
+    pcq_begin_block(&w, PCQ_PERF_MULTI_COUNTERS, 0, ids, 2);
+    expect_after("three values for two counters", &w, pcq_put_values_u64(&w, v, NULL, 3), PCQ_ERR_STATE);
+    pcq_writer_init(&w, buf, sizeof buf);
+    begin_hdr(&w);
+    pcq_begin_block(&w, PCQ_PERF_MULTI_COUNTERS, 0, ids, 2);
+    expect_after("NULL values", &w, pcq_put_values_u64(&w, NULL, NULL, 2), PCQ_ERR_INVALID_ARG);
+    pcq_writer_init(&w, buf, sizeof buf);
+    begin_hdr(&w);
+    pcq_begin_block(&w, PCQ_PERF_MULTI_COUNTERS, 0, ids, 2);
+    TL_CHECK(pcq_put_values_u64(&w, v, NULL, 0) == PCQ_OK, "no value is no error");
+    pcq_put_values_u64(&w, v, good, 2);
+    pcq_end_block(&w);
+    pcq_end_data(&w);
+    TL_CHECK(pcq_writer_finish(&w, &len) == PCQ_OK && len == 48 + 16 + 16 + 32,
+             "two batched values: %zu bytes", len);
+    pcq_writer_init(&w, buf, sizeof buf);
+    begin_hdr(&w);
+    expect_after("values outside a block", &w, pcq_put_values_u64(&w, v, NULL, 1), PCQ_ERR_STATE);
+
+    pcq_writer_init(&w, buf, sizeof buf);
+    begin_hdr(&w);
+    pcq_begin_block(&w, PCQ_PERF_MULTI_COUNTERS, 0, ids, 2);
+    expect_after("an instance in a type 2 block", &w, pcq_put_data_instance_u64(&w, 1, name, n16, v, NULL, 2),
+                 PCQ_ERR_STATE);
+    pcq_writer_init(&w, buf, sizeof buf);
+    begin_hdr(&w);
+    pcq_begin_block(&w, PCQ_PERF_COUNTERSET, 0, ids, 2);
+    pcq_put_data_instance_u64(&w, 1, name, n16, v, NULL, 2); /* the first: the two-call path */
+    at = w.len;
+    TL_CHECK(pcq_put_data_instance_u64(&w, 2, name, n16, v, bad, 2) == PCQ_ERR_INVALID_ARG && w.len == at,
+             "a bad size on the direct path: INVALID_ARG, nothing appended");
+    pcq_writer_init(&w, buf, sizeof buf);
+    begin_hdr(&w);
+    pcq_begin_block(&w, PCQ_PERF_COUNTERSET, 0, ids, 2);
+    pcq_put_data_instance_u64(&w, 1, name, n16, v, NULL, 2);
+    expect_after("a NUL inside the second name", &w,
+                 pcq_put_data_instance_u64(&w, 2, nul_inside, 6, v, NULL, 2), PCQ_ERR_INVALID_ARG);
+    pcq_writer_init(&w, buf, sizeof buf);
+    begin_hdr(&w);
+    pcq_begin_block(&w, PCQ_PERF_COUNTERSET, 0, ids, 2);
+    pcq_put_data_instance_u64(&w, 1, name, n16, v, NULL, 2);
+    expect_after("one value short", &w,
+                 (pcq_put_data_instance_u64(&w, 2, name, n16, v, NULL, 1), pcq_end_block(&w)), PCQ_ERR_STATE);
+    pcq_writer_init(&w, buf, sizeof buf);
+    begin_hdr(&w);
+    pcq_begin_block(&w, PCQ_PERF_COUNTERSET, 0, ids, 2);
+    pcq_put_data_instance_u64(&w, 1, name, n16, v, NULL, 2);
+    expect_after("three values for two counters", &w, pcq_put_data_instance_u64(&w, 2, name, n16, v, NULL, 3),
+                 PCQ_ERR_STATE);
 }
 
 static void test_invalid_args(void)
@@ -1098,11 +1281,9 @@ static void test_invalid_args(void)
     pcq_writer_init(&w, buf, sizeof buf);
     expect_after("NULL name", &w, pcq_put_instance(&w, 1, NULL, 2), PCQ_ERR_INVALID_ARG);
     pcq_writer_init(&w, buf, sizeof buf);
-    expect_after("NUL inside name", &w, pcq_put_instance(&w, 1, nul_inside, 6),
-                 PCQ_ERR_INVALID_ARG);
+    expect_after("NUL inside name", &w, pcq_put_instance(&w, 1, nul_inside, 6), PCQ_ERR_INVALID_ARG);
     pcq_writer_init(&w, buf, sizeof buf);
-    expect_after("NUL inside string", &w, pcq_put_string(&w, nul_inside, 6),
-                 PCQ_ERR_INVALID_ARG);
+    expect_after("NUL inside string", &w, pcq_put_string(&w, nul_inside, 6), PCQ_ERR_INVALID_ARG);
     pcq_writer_init(&w, buf, sizeof buf);
     expect_after("odd string", &w, pcq_put_string(&w, odd, 3), PCQ_ERR_INVALID_ARG);
 
@@ -1131,11 +1312,9 @@ static void test_invalid_args(void)
                  PCQ_ERR_INVALID_ARG);
     e.text.len = 1;
     pcq_writer_init(&w, buf, sizeof buf);
-    expect_after("odd string entry", &w, pcq_put_strings(&w, &e, 1, PCQ_STROFF_WIN32),
-                 PCQ_ERR_INVALID_ARG);
+    expect_after("odd string entry", &w, pcq_put_strings(&w, &e, 1, PCQ_STROFF_WIN32), PCQ_ERR_INVALID_ARG);
     pcq_writer_init(&w, buf, sizeof buf);
-    expect_after("NULL entries", &w, pcq_put_strings(&w, NULL, 2, PCQ_STROFF_WIN32),
-                 PCQ_ERR_INVALID_ARG);
+    expect_after("NULL entries", &w, pcq_put_strings(&w, NULL, 2, PCQ_STROFF_WIN32), PCQ_ERR_INVALID_ARG);
     pcq_writer_init(&w, buf, sizeof buf);
     expect_after("bad convention", &w, pcq_put_strings(&w, NULL, 0, (pcq_str_convention)7),
                  PCQ_ERR_INVALID_ARG);
@@ -1154,8 +1333,7 @@ static void test_invalid_args(void)
     expect_after("NULL value", &w, pcq_put_value(&w, NULL, 4), PCQ_ERR_INVALID_ARG);
     pcq_writer_init(&w, buf, sizeof buf);
     block4(&w);
-    expect_after("odd data instance name", &w, pcq_put_data_instance(&w, 1, odd, 3),
-                 PCQ_ERR_INVALID_ARG);
+    expect_after("odd data instance name", &w, pcq_put_data_instance(&w, 1, odd, 3), PCQ_ERR_INVALID_ARG);
 
     /* NULL writer: nothing to make sticky, just the status. */
     pcq_writer_init(NULL, buf, sizeof buf);
@@ -1168,8 +1346,7 @@ static void test_invalid_args(void)
     pcq_writer_init(&w, buf, sizeof buf);
     pcq_put_instance(&w, 1, odd, 3);
     rc = pcq_end_block(&w);
-    TL_CHECK(rc == PCQ_ERR_INVALID_ARG && w.err == PCQ_ERR_INVALID_ARG, "first error kept: %d",
-             rc);
+    TL_CHECK(rc == PCQ_ERR_INVALID_ARG && w.err == PCQ_ERR_INVALID_ARG, "first error kept: %d", rc);
     /* A zero-length value is legal: dwSize 16, 8 zero bytes. */
     pcq_writer_init(&w, buf, sizeof buf);
     block1(&w);
@@ -1189,8 +1366,7 @@ static void test_overflow(void)
 
     pcq_writer_init(&w, NULL, 0);
     block1(&w);
-    expect_after("value of 0xFFFFFFF9 bytes", &w, pcq_put_value(&w, dummy, 0xFFFFFFF9u),
-                 PCQ_ERR_OVERFLOW);
+    expect_after("value of 0xFFFFFFF9 bytes", &w, pcq_put_value(&w, dummy, 0xFFFFFFF9u), PCQ_ERR_OVERFLOW);
 
     /* dwSize of the value fits (0xFFFFFFF8), the block's does not. */
     pcq_writer_init(&w, NULL, 0);
@@ -1203,13 +1379,13 @@ static void test_overflow(void)
                  PCQ_ERR_OVERFLOW);
     memset(&id, 0, sizeof id);
     id.name.ptr = dummy;
-    id.name.len = (size_t)0xFFFFFFD6u;   /* 40 + this + 2 = 2^32 */
+    id.name.len = (size_t)0xFFFFFFD6u; /* 40 + this + 2 = 2^32 */
     pcq_writer_init(&w, NULL, 0);
     expect_after("identifier over 4 GiB", &w, pcq_put_identifier(&w, &id), PCQ_ERR_OVERFLOW);
     pcq_writer_init(&w, NULL, 0);
     block4(&w);
-    expect_after("data instance over 4 GiB", &w,
-                 pcq_put_data_instance(&w, 1, dummy, (size_t)0xFFFFFFFEu), PCQ_ERR_OVERFLOW);
+    expect_after("data instance over 4 GiB", &w, pcq_put_data_instance(&w, 1, dummy, (size_t)0xFFFFFFFEu),
+                 PCQ_ERR_OVERFLOW);
 
     memset(&e, 0, sizeof e);
     e.present = 1;
@@ -1232,19 +1408,16 @@ static void test_limits(void)
     pcq_writer_init(&w, NULL, 0);
     begin_hdr(&w);
     expect_after("too many counter ids", &w,
-                 pcq_begin_block(&w, PCQ_PERF_COUNTERSET, 0, ids, PCQ_MAX_COUNTERS + 1u),
-                 PCQ_ERR_LIMIT);
+                 pcq_begin_block(&w, PCQ_PERF_COUNTERSET, 0, ids, PCQ_MAX_COUNTERS + 1u), PCQ_ERR_LIMIT);
     pcq_writer_init(&w, NULL, 0);
     expect_after("too many string entries", &w,
-                 pcq_put_strings(&w, e, PCQ_MAX_COUNTERS + 1u, PCQ_STROFF_WIN32),
-                 PCQ_ERR_LIMIT);
+                 pcq_put_strings(&w, e, PCQ_MAX_COUNTERS + 1u, PCQ_STROFF_WIN32), PCQ_ERR_LIMIT);
 
 #if PCQ_MAX_COUNTERS <= (1u << 20)
     /* dwNumCounter: PCQ_MAX_COUNTERS blocks are fine, one more is not. */
     pcq_writer_init(&w, NULL, 0);
     begin_hdr(&w);
-    for (i = 0; i < PCQ_MAX_COUNTERS && rc == PCQ_OK; i++)
-        rc = pcq_put_error_block(&w, 0);
+    for (i = 0; i < PCQ_MAX_COUNTERS && rc == PCQ_OK; i++) rc = pcq_put_error_block(&w, 0);
     TL_CHECK(rc == PCQ_OK, "PCQ_MAX_COUNTERS blocks: rc %d", rc);
     expect_after("one block too many", &w, pcq_put_error_block(&w, 0), PCQ_ERR_LIMIT);
 #else
@@ -1272,8 +1445,8 @@ static void test_capacity_misc(void)
     pcq_writer_init(&w, buf, 16);
     pcq_put_guid(&w, &guid_pcq);
     rc = pcq_writer_finish(&w, &len);
-    TL_CHECK(rc == PCQ_OK && len == 16 && canary_intact(buf, 16, sizeof buf),
-             "exact cap: rc %d len %zu", rc, len);
+    TL_CHECK(rc == PCQ_OK && len == 16 && canary_intact(buf, 16, sizeof buf), "exact cap: rc %d len %zu", rc,
+             len);
 
     /* An empty writer. */
     pcq_writer_init(&w, buf, sizeof buf);
@@ -1285,6 +1458,7 @@ static void test_capacity_misc(void)
 
 int main(void)
 {
+    test_batch_errors();
     test_cases();
     test_reencode_fixed_point();
     test_reencode_packed();

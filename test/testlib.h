@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * testlib.h - the few helpers every test/test_*.c program shares. No framework.
  *
@@ -78,10 +79,9 @@ static inline int tl_check(int ok, const char *fmt, ...)
 /* TL_CHECK(cond, fmt, ...): the message also names the condition and line. */
 #define TL_CHECK(cond, ...) tl_check_at(!!(cond), #cond, __FILE__, __LINE__, __VA_ARGS__)
 
-static inline int tl_check_at(int ok, const char *expr, const char *file, int line,
-                              const char *fmt, ...) TL_PRINTF(5, 6);
-static inline int tl_check_at(int ok, const char *expr, const char *file, int line,
-                              const char *fmt, ...)
+static inline int tl_check_at(int ok, const char *expr, const char *file, int line, const char *fmt, ...)
+    TL_PRINTF(5, 6);
+static inline int tl_check_at(int ok, const char *expr, const char *file, int line, const char *fmt, ...)
 {
     if (ok) {
         tl_pass();

@@ -1,0 +1,299 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_walk.c - the step-by-step walk (pcq_walk_next) on every vector in
+ * vectors/ and on single-byte mutations of each (fuzz/fz_props.c):
+ *   (a) a buffer that decodes walks to exactly the typed iterators' items;
+ *   (b) every prefix of such a buffer (of a buffer over 4 KiB, a sample)
+ *       yields every item of the whole buffer
+ *       that lies inside it, unchanged, then an error at an offset inside it
+ *       (a data header whose dwTotalSize passes the prefix included: the
+ *       blocks that are there come first);
+ *   (c) pcq_validate succeeds exactly when the walk ends without error, with
+ *       the same error and the same diagnostics in wire order, lenient and
+ *       strict; on the vectors and on every byte of each set to 0x00, 0xFF
+ *       and its value with the low bit flipped.
+ * And a few walks checked by hand: what a cut reply shows, what a partial
+ * item holds, that the walk stays at its end.
+ *
+ * Usage: test_walk [VECTORS_DIR]   (default: vectors). A broken property
+ * aborts with its message (FZ_CHECK); the last line is `N passed, N failed`.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include "fuzz_util.h"
+#include "hexread.h"
+#include "testlib.h"
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const kind_dirs[PCQ_KIND_END_] = {
+    NULL,   "counterset-info", "counter-info", "strings",     "string",
+    "guid", "guids",           "instances",    "identifiers", "data",
+};
+
+static uint8_t *load_hex(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    char *text;
+    uint8_t *bytes;
+    long n;
+    if (!f) return NULL;
+    fseek(f, 0, SEEK_END);
+    n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    text = (char *)malloc((size_t)n + 1);
+    bytes = (uint8_t *)malloc((size_t)n / 2 + 1);
+    if (!text || !bytes || fread(text, 1, (size_t)n, f) != (size_t)n ||
+        pcq_hex_parse(text, (size_t)n, bytes, (size_t)n / 2 + 1, len) != 0) {
+        free(text);
+        free(bytes);
+        fclose(f);
+        return NULL;
+    }
+    free(text);
+    fclose(f);
+    return bytes;
+}
+
+/* The three properties on one buffer, and (c) on its mutations. */
+static void check_buffer(pcq_kind kind, const uint8_t *buf, size_t len, int mutate)
+{
+    uint8_t *m;
+    size_t i;
+    unsigned k;
+    static const int change[3] = {0x00, 0xFF, -1};
+
+    fz_prop_decode_is_walk(kind, buf, len, 0);
+    fz_prop_decode_is_walk(kind, buf, len, 1);
+    fz_prop_iterators(kind, buf, len);
+    fz_prop_iterators_unvalidated(kind, buf, len);
+    fz_prop_bulk(kind, buf, len, 0);
+    fz_prop_bulk(kind, buf, len, 1);
+    if (kind == PCQ_KIND_DATA) {
+        fz_prop_canonical(buf, len);
+        fz_prop_batch(buf, len);
+    }
+    fz_prop_prefixes(kind, buf, len, len <= 4096 ? 1 : len / 1024); /* large: a sample */
+    tl_pass();
+    if (!mutate || len == 0) return;
+    m = (uint8_t *)malloc(len);
+    TL_CHECK(m != NULL, "out of memory");
+    if (!m) return;
+    for (i = 0; i < len; i += len <= 4096 ? 1 : len / 512) {
+        for (k = 0; k < 3; k++) {
+            memcpy(m, buf, len);
+            m[i] = change[k] < 0 ? (uint8_t)(buf[i] ^ 1u) : (uint8_t)change[k];
+            fz_prop_decode_is_walk(kind, m, len, 0);
+            fz_prop_decode_is_walk(kind, m, len, 1);
+            fz_prop_iterators(kind, m, len);
+            fz_prop_iterators_unvalidated(kind, m, len);
+            fz_prop_bulk(kind, m, len, 0);
+            if (kind == PCQ_KIND_DATA) {
+                fz_prop_canonical(m, len);
+                fz_prop_batch(m, len);
+            }
+        }
+    }
+    free(m);
+    tl_pass();
+}
+
+static size_t run_dir(const char *dir, pcq_kind kind)
+{
+    char path[2048];
+    struct dirent *e;
+    DIR *d = opendir(dir);
+    size_t n = 0, len;
+    uint8_t *buf;
+    if (!d) return 0;
+    while ((e = readdir(d)) != NULL) {
+        size_t l = strlen(e->d_name);
+        if (l < 5 || strcmp(e->d_name + l - 4, ".hex") != 0) continue;
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        buf = load_hex(path, &len);
+        TL_CHECK(buf != NULL, "%s: cannot read", path);
+        if (!buf) continue;
+        check_buffer(kind, buf, len, 1);
+        free(buf);
+        n++;
+    }
+    closedir(d);
+    return n;
+}
+
+/* A reply cut inside its second instance: the header, the block, its lists
+ * and the first instance with its values come first, then TRUNCATED inside
+ * the cut, though dwTotalSize and the block's dwSize reach past it. */
+static void test_cut_reply(const char *vectors)
+{
+    char path[1024];
+    size_t len, cut, n = 0, last_offset = 0;
+    uint8_t *buf;
+    pcq_walk w;
+    pcq_item it;
+    int rc, saw_value = 0;
+
+    snprintf(path, sizeof path, "%s/data/processor-information.hex", vectors);
+    buf = load_hex(path, &len);
+    TL_CHECK(buf != NULL && len == 312, "%s: 312 bytes", path);
+    if (!buf) return;
+    cut = 0xb0; /* inside instance "0,_Total" (0xa0..0x108) */
+    pcq_walk_begin(&w, PCQ_KIND_DATA, buf, cut, NULL);
+    while ((rc = pcq_walk_next(&w, &it)) == 1) {
+        n++;
+        last_offset = it.offset;
+        saw_value |= it.type == PCQ_S_COUNTER_DATA && it.offset == 0x90;
+    }
+    TL_CHECK(rc == PCQ_ERR_TRUNCATED && w.err.offset < cut && w.err.offset >= 0xa0, "cut reply: %s at 0x%zx",
+             pcq_status_name(rc), w.err.offset);
+    TL_CHECK(saw_value && last_offset == 0x90 && n == 11,
+             "cut reply: %zu items, the last at 0x%zx; the first instance's last value %s", n, last_offset,
+             saw_value ? "seen" : "missing");
+    TL_CHECK(it.type == PCQ_S_DATA_INSTANCE && it.partial && it.offset == 0xa0 && it.size == 8,
+             "cut reply: the partial item is the cut instance's header (type %d, 0x%zx, %zu bytes)", it.type,
+             it.offset, it.size);
+    TL_CHECK(pcq_walk_next(&w, &it) == rc && it.type == PCQ_S_NONE, "the walk stays at its error");
+    free(buf);
+}
+
+/* A block with a bad dwType: the partial item shows dwStatus only. */
+static void test_partial_item(void)
+{
+    uint8_t buf[64];
+    pcq_walk w;
+    pcq_item it;
+    pcq_field_value v;
+    const pcq_struct_info *s = pcq_struct_info_of(PCQ_S_COUNTER_HEADER);
+    int rc;
+
+    memset(buf, 0, sizeof buf);
+    buf[0] = 64;  /* dwTotalSize */
+    buf[4] = 1;   /* dwNumCounter */
+    buf[48] = 7;  /* dwStatus */
+    buf[52] = 3;  /* dwType 3: no such type */
+    buf[56] = 16; /* dwSize */
+    pcq_walk_begin(&w, PCQ_KIND_DATA, buf, sizeof buf, NULL);
+    TL_CHECK(pcq_walk_next(&w, &it) == 1 && it.type == PCQ_S_DATA_HEADER, "the header comes first");
+    rc = pcq_walk_next(&w, &it);
+    TL_CHECK(rc == PCQ_ERR_BAD_BLOCK_TYPE && w.err.offset == 52 && it.partial && it.size == 4,
+             "bad dwType: %s at %zu, partial %d of %zu bytes", pcq_status_name(rc), w.err.offset, it.partial,
+             it.size);
+    TL_CHECK(pcq_item_field(&it, &s->fields[0], buf, sizeof buf, &v) == PCQ_V_UNSIGNED && v.u == 7,
+             "its dwStatus is shown");
+    TL_CHECK(pcq_item_field(&it, &s->fields[1], buf, sizeof buf, &v) == PCQ_V_NONE,
+             "its dwType (the blamed field) is not");
+}
+
+/* The walk measures each entry's text whatever the order of the entries
+ * (in order of their starts, with its own table or the caller's scratch, or
+ * one entry at a time when neither holds them): every text.len is the
+ * distance from its start to the first UTF-16 NUL of its parity. Texts of
+ * both parities, entries pointing into them anywhere, in an order mixed by
+ * `seed`, and orders that revisit an earlier text (regression: measuring
+ * backwards from the last text measured took a NUL that was not there). */
+static void count_diag(void *ctx, const pcq_diag *d)
+{
+    (void)ctx;
+    (void)d;
+}
+
+static size_t first_nul16(const uint8_t *b, size_t at, size_t end)
+{
+    for (; at + 2 <= end; at += 2)
+        if (b[at] == 0 && b[at + 1] == 0) return at;
+    return end;
+}
+
+static void check_texts(uint32_t n, uint32_t seed, int order, int with_diags, int with_scratch)
+{
+    size_t hdr = 8 + 8 * (size_t)n, area = 64 + 24 * (size_t)n, size = (hdr + area + 7) & ~(size_t)7, i,
+           got = 0;
+    uint8_t *b = (uint8_t *)calloc(size, 1);
+    uint32_t *scratch = (uint32_t *)malloc((size_t)n * PCQ_SCRATCH_PER_ENTRY);
+    uint32_t x = seed * 2654435761u + 1u, off;
+    pcq_opts o;
+    pcq_walk w;
+    pcq_item it;
+    int rc;
+    if (!b || !scratch) abort();
+    /* texts: runs of 'a'..'z' units, a NUL unit every few units, at even
+     * and odd byte offsets (a lone byte shifts the parity now and then) */
+    for (i = hdr; i + 4 < size; i++) {
+        x = x * 1103515245u + 12345u;
+        b[i] = (x >> 16) % 11 == 0 ? 0 : (uint8_t)('a' + (x >> 20) % 26);
+    }
+    for (i = 0; i < n; i++) {
+        x = x * 1103515245u + 12345u;
+        if (order == 0)
+            off = (uint32_t)(hdr + (x >> 8) % area); /* anywhere */
+        else if (order == 1)
+            off = (uint32_t)(size - 6 - 2 * i % area); /* descending */
+        else
+            off = (uint32_t)(hdr + (i % 2 ? (x >> 8) % 64 : area - 64 + (x >> 8) % 60)); /* two far texts */
+        if (off < hdr) off = (uint32_t)hdr;
+        b[8 + 8 * i] = (uint8_t)i;
+        b[9 + 8 * i] = (uint8_t)(i >> 8);
+        b[10 + 8 * i] = (uint8_t)(i >> 16);
+        b[12 + 8 * i] = (uint8_t)off;
+        b[13 + 8 * i] = (uint8_t)(off >> 8);
+        b[14 + 8 * i] = (uint8_t)(off >> 16);
+    }
+    b[0] = (uint8_t)size;
+    b[1] = (uint8_t)(size >> 8);
+    b[2] = (uint8_t)(size >> 16);
+    b[4] = (uint8_t)n;
+    b[5] = (uint8_t)(n >> 8);
+    b[6] = (uint8_t)(n >> 16);
+    memset(&o, 0, sizeof o);
+    o.on_diag = with_diags ? count_diag : NULL;
+    o.scratch = with_scratch ? scratch : NULL;
+    o.scratch_size = with_scratch ? (size_t)n * PCQ_SCRATCH_PER_ENTRY : 0;
+    pcq_walk_begin(&w, PCQ_KIND_STRINGS, b, size, &o);
+    while ((rc = pcq_walk_next(&w, &it)) == 1) {
+        const pcq_string_entry *e = &it.u.entry;
+        if (it.type != PCQ_S_STRING_COUNTER_HEADER || !e->present) continue;
+        got++;
+        TL_CHECK(e->text.len == first_nul16(b, e->text_offset, size) - e->text_offset,
+                 "%u entries (order %d, diags %d, scratch %d): entry %u at 0x%zx measured %zu bytes, not %zu",
+                 n, order, with_diags, with_scratch, e->counter_id, e->text_offset, e->text.len,
+                 first_nul16(b, e->text_offset, size) - e->text_offset);
+    }
+    TL_CHECK(rc == 0 && got == n, "%u entries (order %d): the walk ends with %s after %zu entries", n, order,
+             pcq_status_name(rc), got);
+    free(b);
+    free(scratch);
+}
+
+static void test_string_texts(void)
+{
+    uint32_t sizes[] = {3, 40, PCQ_PAIR_CHECK_MAX, PCQ_PAIR_CHECK_MAX + 1, 3000}, seed;
+    int order, diags, scratch;
+    size_t k;
+    for (k = 0; k < sizeof sizes / sizeof sizes[0]; k++)
+        for (order = 0; order < 3; order++)
+            for (diags = 0; diags < 2; diags++)
+                for (scratch = 0; scratch < 2; scratch++)
+                    for (seed = 1; seed <= 3; seed++) check_texts(sizes[k], seed, order, diags, scratch);
+}
+
+int main(int argc, char **argv)
+{
+    const char *vectors = argc > 1 ? argv[1] : "vectors";
+    char dir[1024];
+    size_t n = 0;
+    unsigned k;
+
+    for (k = 1; k < PCQ_KIND_END_; k++) {
+        snprintf(dir, sizeof dir, "%s/%s", vectors, kind_dirs[k]);
+        n += run_dir(dir, (pcq_kind)k);
+    }
+    TL_CHECK(n > 100, "only %zu vectors found under %s", n, vectors);
+    test_cut_reply(vectors);
+    test_partial_item();
+    test_string_texts();
+    printf("test_walk: %zu vectors, their prefixes and mutations\n", n);
+    return tl_finish();
+}
