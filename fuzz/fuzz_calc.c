@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fuzz_calc.c - the evaluator on arbitrary types, samples, flags and scales.
  *
@@ -18,6 +19,8 @@
  *     percent types without NOCAP100 stay within 0..100 before scaling;
  *     a scale outside -10..10 without NOSCALE is BAD_SCALE (or an earlier
  *     status of the type itself);
+ * pcq_calc_cook_column: each row of a column equals pcq_calc_value on that
+ *   row's samples (status, value bits, notes);
  * pcq_calc_format (on the value, and on any double, NaN and infinities too):
  *   - needs less than PCQ_CALC_TEXT_SIZE, prints ASCII only, NUL-terminates
  *     within cap, writes nothing past cap, and a short cap gives a prefix.
@@ -89,10 +92,9 @@ static void check_format(double v, uint32_t type, uint64_t attrib, size_t cap)
     size_t need, got, i, k;
     memset(full, 'x', sizeof full);
     need = pcq_calc_format(v, type, attrib, full, PCQ_CALC_TEXT_SIZE);
-    FZ_CHECK(need < PCQ_CALC_TEXT_SIZE, "pcq_calc_format(%g, 0x%08x, 0x%llx) needs %zu bytes", v,
-             type, (unsigned long long)attrib, need);
-    FZ_CHECK(strlen(full) == need, "pcq_calc_format: returns %zu, printed %zu", need,
-             strlen(full));
+    FZ_CHECK(need < PCQ_CALC_TEXT_SIZE, "pcq_calc_format(%g, 0x%08x, 0x%llx) needs %zu bytes", v, type,
+             (unsigned long long)attrib, need);
+    FZ_CHECK(strlen(full) == need, "pcq_calc_format: returns %zu, printed %zu", need, strlen(full));
     for (i = 0; i < need; i++)
         FZ_CHECK(full[i] >= 0x20 && full[i] < 0x7F, "pcq_calc_format printed byte 0x%02x",
                  (unsigned)(unsigned char)full[i]);
@@ -105,12 +107,94 @@ static void check_format(double v, uint32_t type, uint64_t attrib, size_t cap)
     got = pcq_calc_format(v, type, attrib, small, cap);
     FZ_CHECK(got == need, "pcq_calc_format with cap %zu returns %zu, not %zu", cap, got, need);
     if (cap > 0) {
-        k = strlen(small);   /* within cap, or ASan reports the over-read */
+        k = strlen(small); /* within cap, or ASan reports the over-read */
         FZ_CHECK(k == (need < cap - 1 ? need : cap - 1) && memcmp(small, full, k) == 0,
-                 "pcq_calc_format with cap %zu: \"%s\" is not the prefix of \"%s\"", cap, small,
-                 full);
+                 "pcq_calc_format with cap %zu: \"%s\" is not the prefix of \"%s\"", cap, small, full);
     }
     free(small);
+}
+
+/* pcq_calc_cook_column: every row is what pcq_calc_value gives for that
+ * row's samples. Three rows from the fuzzed pair: as read, each value one
+ * more, and the two samples' values swapped (a counter going backwards). The
+ * columns share the samples' clocks and sizes; a related column is there
+ * when the newer sample's `have` says so (in both samples, as in a reply). */
+static void check_column(uint32_t type, int32_t scale, const pcq_calc_sample *o, const pcq_calc_sample *n,
+                         unsigned flags)
+{
+    uint64_t nv[5][3], ov[5][3]; /* value, base, obj_time, obj_freq, multi; 3 rows each */
+    pcq_calc_column nc, oc;
+    pcq_calc_cell out[3];
+    pcq_calc_sample rn, ro;
+    size_t i, k;
+    unsigned have = n->have & 15u;
+    for (i = 0; i < 3; i++) {
+        const uint64_t a[5] = {n->value, n->base, n->obj_time, n->obj_freq, n->multi};
+        const uint64_t b[5] = {o ? o->value : 0, o ? o->base : 0, o ? o->obj_time : 0, o ? o->obj_freq : 0,
+                               o ? o->multi : 0};
+        for (k = 0; k < 5; k++) {
+            nv[k][i] = i == 2 ? b[k] : a[k] + i;
+            ov[k][i] = i == 2 ? a[k] : b[k];
+        }
+    }
+    memset(&nc, 0, sizeof nc);
+    nc.value = nv[0];
+    nc.base = have & PCQ_CALC_HAVE_BASE ? nv[1] : NULL;
+    nc.obj_time = have & PCQ_CALC_HAVE_TIME ? nv[2] : NULL;
+    nc.obj_freq = have & PCQ_CALC_HAVE_FREQ ? nv[3] : NULL;
+    nc.multi = have & PCQ_CALC_HAVE_MULTI ? nv[4] : NULL;
+    nc.value_size = n->value_size;
+    nc.base_size = n->base_size;
+    nc.time = n->time;
+    nc.time_100ns = n->time_100ns;
+    nc.freq = n->freq;
+    oc = nc;
+    oc.value = ov[0];
+    oc.base = nc.base ? ov[1] : NULL;
+    oc.obj_time = nc.obj_time ? ov[2] : NULL;
+    oc.obj_freq = nc.obj_freq ? ov[3] : NULL;
+    oc.multi = nc.multi ? ov[4] : NULL;
+    if (o) {
+        oc.value_size = o->value_size;
+        oc.base_size = o->base_size;
+        oc.time = o->time;
+        oc.time_100ns = o->time_100ns;
+        oc.freq = o->freq;
+    }
+    FZ_CHECK(pcq_calc_cook_column(type, scale, flags, o ? &oc : NULL, &nc, 3, out) == PCQ_OK,
+             "pcq_calc_cook_column refused its arguments");
+    for (i = 0; i < 3; i++) {
+        res r;
+        memset(&rn, 0, sizeof rn);
+        rn.value = nv[0][i];
+        rn.base = nc.base ? nv[1][i] : 0;
+        rn.obj_time = nc.obj_time ? nv[2][i] : 0;
+        rn.obj_freq = nc.obj_freq ? nv[3][i] : 0;
+        rn.multi = nc.multi ? nv[4][i] : 0;
+        rn.time = nc.time;
+        rn.time_100ns = nc.time_100ns;
+        rn.freq = nc.freq;
+        rn.value_size = nc.value_size;
+        rn.base_size = nc.base_size;
+        rn.have = (uint8_t)have;
+        ro = rn;
+        ro.value = ov[0][i];
+        ro.base = nc.base ? ov[1][i] : 0;
+        ro.obj_time = nc.obj_time ? ov[2][i] : 0;
+        ro.obj_freq = nc.obj_freq ? ov[3][i] : 0;
+        ro.multi = nc.multi ? ov[4][i] : 0;
+        ro.time = oc.time;
+        ro.time_100ns = oc.time_100ns;
+        ro.freq = oc.freq;
+        ro.value_size = oc.value_size;
+        ro.base_size = oc.base_size;
+        r = calc(type, scale, o ? &ro : NULL, &rn, flags);
+        FZ_CHECK(out[i].status == r.st && out[i].notes == r.notes &&
+                     same_double(out[i].value, r.st == PCQ_CALC_OK ? r.v : 0.0),
+                 "type 0x%08x row %zu: column %s %.17g 0x%x, value %s %.17g 0x%x", type, i,
+                 pcq_calc_status_name(out[i].status), out[i].value, out[i].notes, pcq_calc_status_name(r.st),
+                 r.v, r.notes);
+    }
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -154,23 +238,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     if (d) {
         FZ_CHECK(d->type == type && d->formula != NULL, "descriptor of 0x%08x", type);
-        FZ_CHECK((d->size == 0 || d->size == 4 || d->size == 8) &&
-                     (d->samples == 1 || d->samples == 2) && d->timebase <= PCQ_CALC_TB_BASE &&
-                     d->unit <= PCQ_CALC_UNIT_TEXT && (d->needs & ~15u) == 0,
+        FZ_CHECK((d->size == 0 || d->size == 4 || d->size == 8) && (d->samples == 1 || d->samples == 2) &&
+                     d->timebase <= PCQ_CALC_TB_BASE && d->unit <= PCQ_CALC_UNIT_TEXT &&
+                     (d->needs & ~15u) == 0,
                  "descriptor of 0x%08x out of range", type);
     }
 
+    check_column(type, scale, has_old ? &older : NULL, &newer, flags);
     r = calc(type, scale, has_old ? &older : NULL, &newer, flags);
     r2 = calc(type, scale, has_old ? &older : NULL, &newer, flags);
     FZ_CHECK(r.st == r2.st && same_double(r.v, r2.v) && r.notes == r2.notes,
              "type 0x%08x: two calls, two answers", type);
-    FZ_CHECK(pcq_calc_value(type, scale, has_old ? &older : NULL, &newer, flags, NULL, NULL) ==
-                 r.st, "type 0x%08x: out and notes NULL change the status", type);
+    FZ_CHECK(pcq_calc_value(type, scale, has_old ? &older : NULL, &newer, flags, NULL, NULL) == r.st,
+             "type 0x%08x: out and notes NULL change the status", type);
 
-    if (!d) FZ_CHECK(r.st == PCQ_CALC_UNKNOWN_TYPE, "unknown type 0x%08x: %s", type,
-                     pcq_calc_status_name(r.st));
-    if (d && !d->displayable) FZ_CHECK(r.st != PCQ_CALC_OK, "type 0x%08x is not displayable",
-                                       type);
+    if (!d)
+        FZ_CHECK(r.st == PCQ_CALC_UNKNOWN_TYPE, "unknown type 0x%08x: %s", type, pcq_calc_status_name(r.st));
+    if (d && !d->displayable) FZ_CHECK(r.st != PCQ_CALC_OK, "type 0x%08x is not displayable", type);
     if (d && d->samples == 2 && !has_old)
         FZ_CHECK(r.st != PCQ_CALC_OK, "two-sample type 0x%08x computed from one sample", type);
     if (d && d->samples == 1) {
@@ -194,11 +278,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             double m = a.v * 1000.0;
             FZ_CHECK((b.st == PCQ_CALC_OK && same_double(b.v, m == 0.0 ? 0.0 : m)) ||
                          (b.st == PCQ_CALC_OUT_OF_RANGE && !isfinite(m)),
-                     "type 0x%08x: X1000 gives %s %.17g for %.17g", type,
-                     pcq_calc_status_name(b.st), b.v, a.v);
+                     "type 0x%08x: X1000 gives %s %.17g for %.17g", type, pcq_calc_status_name(b.st), b.v,
+                     a.v);
         } else {
-            FZ_CHECK(b.st == a.st, "type 0x%08x: %s, with X1000 %s", type,
-                     pcq_calc_status_name(a.st), pcq_calc_status_name(b.st));
+            FZ_CHECK(b.st == a.st, "type 0x%08x: %s, with X1000 %s", type, pcq_calc_status_name(a.st),
+                     pcq_calc_status_name(b.st));
         }
     }
     /* DefaultScale, and the cap at 100 */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fuzz_capacity.c - the encoders with too little room.
  *
@@ -27,7 +28,7 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-#define CANARY 16
+#define CANARY      16
 #define CANARY_BYTE 0xCD
 
 /* What one run into (dst, cap) produced. */
@@ -82,7 +83,7 @@ static out run_script(const void *ctx, void *dst, size_t cap)
 static size_t chaos_text(fz_src *s, uint8_t *t, size_t cap)
 {
     size_t n = fz_u8(s) % (cap + 1), i;
-    for (i = 0; i < n; i++) t[i] = fz_u8(s);   /* odd lengths and NULs too */
+    for (i = 0; i < n; i++) t[i] = fz_u8(s); /* odd lengths and NULs too */
     return n;
 }
 
@@ -127,9 +128,7 @@ static out run_chaos(const void *ctx, void *dst, size_t cap)
             nb = chaos_text(&s, t, sizeof t);
             rc = pcq_put_string(&w, null ? NULL : t, nb);
             break;
-        case 3:
-            rc = pcq_put_guid(&w, null ? NULL : &g);
-            break;
+        case 3: rc = pcq_put_guid(&w, null ? NULL : &g); break;
         case 4:
             nb = chaos_text(&s, t, sizeof t);
             rc = pcq_put_instance(&w, fz_u32(&s), null ? NULL : t, nb);
@@ -149,12 +148,8 @@ static out run_chaos(const void *ctx, void *dst, size_t cap)
             }
             rc = pcq_put_strings(&w, null ? NULL : ent, n, (pcq_str_convention)(fz_u8(&s) % 4));
             break;
-        case 7:
-            rc = pcq_begin_data(&w, null ? NULL : &h);
-            break;
-        case 8:
-            rc = pcq_put_error_block(&w, fz_u32(&s));
-            break;
+        case 7: rc = pcq_begin_data(&w, null ? NULL : &h); break;
+        case 8: rc = pcq_put_error_block(&w, fz_u32(&s)); break;
         case 9:
             n = fz_u8(&s) % 9;
             for (i = 0; i < n; i++) ids[i] = fz_u32(&s);
@@ -168,27 +163,19 @@ static out run_chaos(const void *ctx, void *dst, size_t cap)
             nb = chaos_text(&s, t, sizeof t);
             rc = pcq_put_value(&w, null ? NULL : t, (uint32_t)nb);
             break;
-        case 12:
-            rc = pcq_put_value_u32(&w, fz_u32(&s));
-            break;
-        case 13:
-            rc = pcq_put_value_u64(&w, fz_u64(&s));
-            break;
-        case 14:
-            rc = pcq_end_block(&w);
-            break;
-        default:
-            rc = pcq_end_data(&w);
-            break;
+        case 12: rc = pcq_put_value_u32(&w, fz_u32(&s)); break;
+        case 13: rc = pcq_put_value_u64(&w, fz_u64(&s)); break;
+        case 14: rc = pcq_end_block(&w); break;
+        default: rc = pcq_end_data(&w); break;
         }
         if (first != PCQ_OK) {
             FZ_CHECK(rc == first, "after %s, op %u returned %s", pcq_status_name(first), op % 16,
                      pcq_status_name(rc));
-            FZ_CHECK(w.len == before, "after %s, op %u produced %zu bytes", pcq_status_name(first),
-                     op % 16, w.len - before);
+            FZ_CHECK(w.len == before, "after %s, op %u produced %zu bytes", pcq_status_name(first), op % 16,
+                     w.len - before);
         } else if (rc != PCQ_OK) {
-            FZ_CHECK(rc < 0 && rc != PCQ_ERR_BUFFER_TOO_SMALL,
-                     "writer op %u returned %s (%d)", op % 16, pcq_status_name(rc), rc);
+            FZ_CHECK(rc < 0 && rc != PCQ_ERR_BUFFER_TOO_SMALL, "writer op %u returned %s (%d)", op % 16,
+                     pcq_status_name(rc), rc);
             first = rc;
         }
         FZ_CHECK(w.err == first, "w.err %d, first error %d", w.err, first);
@@ -196,8 +183,8 @@ static out run_chaos(const void *ctx, void *dst, size_t cap)
     o.len = 999;
     o.rc = pcq_writer_finish(&w, &o.len);
     if (first != PCQ_OK)
-        FZ_CHECK(o.rc == first && o.len == 0, "finish after %s returns %s, len %zu",
-                 pcq_status_name(first), pcq_status_name(o.rc), o.len);
+        FZ_CHECK(o.rc == first && o.len == 0, "finish after %s returns %s, len %zu", pcq_status_name(first),
+                 pcq_status_name(o.rc), o.len);
     return o;
 }
 
@@ -218,13 +205,13 @@ static void check_huge(const uint8_t *data, size_t size)
     pcq_writer_init(&w, NULL, 0);
     FZ_CHECK(pcq_begin_data(&w, &h) == PCQ_OK, "begin_data");
     FZ_CHECK(pcq_begin_block(&w, PCQ_PERF_SINGLE_COUNTER, 0, NULL, 0) == PCQ_OK, "begin_block");
-    rc = pcq_put_value(&w, bytes, n);   /* only read for bytes that are stored: none */
+    rc = pcq_put_value(&w, bytes, n); /* only read for bytes that are stored: none */
     FZ_CHECK(rc == PCQ_OK || rc == PCQ_ERR_OVERFLOW, "a %u-byte value: %s", n, pcq_status_name(rc));
     rc = pcq_end_block(&w);
-    FZ_CHECK(rc == PCQ_ERR_OVERFLOW, "a block of more than 4 GiB closes with %s",
-             pcq_status_name(rc));
-    FZ_CHECK(pcq_end_data(&w) == PCQ_ERR_OVERFLOW && pcq_writer_finish(&w, &len) == PCQ_ERR_OVERFLOW
-                 && len == 0, "after the overflow: not sticky");
+    FZ_CHECK(rc == PCQ_ERR_OVERFLOW, "a block of more than 4 GiB closes with %s", pcq_status_name(rc));
+    FZ_CHECK(pcq_end_data(&w) == PCQ_ERR_OVERFLOW && pcq_writer_finish(&w, &len) == PCQ_ERR_OVERFLOW &&
+                 len == 0,
+             "after the overflow: not sticky");
 }
 
 /* The writer's own caps: dwNumCounter blocks and instances per block stay
@@ -249,10 +236,8 @@ static void check_limits(const uint8_t *data, size_t size)
         if (rc == PCQ_OK && !block_kind) rc = pcq_end_block(&w);
     }
     FZ_CHECK(rc == PCQ_OK, "block %u of %u: %s", i, (unsigned)PCQ_MAX_COUNTERS, pcq_status_name(rc));
-    rc = block_kind ? pcq_put_error_block(&w, 0)
-                    : pcq_begin_block(&w, PCQ_PERF_MULTI_COUNTERS, 0, NULL, 0);
-    FZ_CHECK(rc == PCQ_ERR_LIMIT, "block %u past PCQ_MAX_COUNTERS: %s", i + 1,
-             pcq_status_name(rc));
+    rc = block_kind ? pcq_put_error_block(&w, 0) : pcq_begin_block(&w, PCQ_PERF_MULTI_COUNTERS, 0, NULL, 0);
+    FZ_CHECK(rc == PCQ_ERR_LIMIT, "block %u past PCQ_MAX_COUNTERS: %s", i + 1, pcq_status_name(rc));
 
     pcq_writer_init(&w, NULL, 0);
     pcq_begin_data(&w, &h);
@@ -263,8 +248,7 @@ static void check_limits(const uint8_t *data, size_t size)
         FZ_CHECK(rc == PCQ_OK, "instance %u: %s", i, pcq_status_name(rc));
     }
     rc = pcq_put_data_instance(&w, i, NULL, 0);
-    FZ_CHECK(rc == PCQ_ERR_LIMIT, "instance %u past PCQ_MAX_INSTANCES: %s", i + 1,
-             pcq_status_name(rc));
+    FZ_CHECK(rc == PCQ_ERR_LIMIT, "instance %u past PCQ_MAX_INSTANCES: %s", i + 1, pcq_status_name(rc));
 #else
     (void)data;
     (void)size;
@@ -282,12 +266,11 @@ static out run_cap(producer f, const void *ctx, size_t cap, uint8_t *copy_out)
     memset(guarded, CANARY_BYTE, cap + CANARY);
     a = f(ctx, exact, cap);
     b = f(ctx, guarded, cap);
-    FZ_CHECK(a.rc == b.rc && a.len == b.len, "the same calls give %s/%zu and %s/%zu",
-             pcq_status_name(a.rc), a.len, pcq_status_name(b.rc), b.len);
+    FZ_CHECK(a.rc == b.rc && a.len == b.len, "the same calls give %s/%zu and %s/%zu", pcq_status_name(a.rc),
+             a.len, pcq_status_name(b.rc), b.len);
     for (i = 0; i < CANARY; i++)
         FZ_CHECK(guarded[cap + i] == CANARY_BYTE, "a byte written at cap + %zu (cap %zu)", i, cap);
-    if (a.rc == PCQ_OK)
-        FZ_CHECK(memcmp(exact, guarded, a.len) == 0, "the same calls wrote different bytes");
+    if (a.rc == PCQ_OK) FZ_CHECK(memcmp(exact, guarded, a.len) == 0, "the same calls wrote different bytes");
     if (copy_out && a.rc == PCQ_OK) memcpy(copy_out, exact, a.len);
     free(exact);
     free(guarded);
@@ -316,8 +299,7 @@ static void check_caps(producer f, const void *ctx, uint8_t cut, int must_succee
              pcq_status_name(r.rc), r.len);
     r = run_cap(f, ctx, sz.len + CANARY, big);
     FZ_CHECK(r.rc == PCQ_OK && r.len == sz.len && memcmp(full, big, sz.len) == 0,
-             "into %zu bytes: %s, %zu, or different bytes", sz.len + CANARY,
-             pcq_status_name(r.rc), r.len);
+             "into %zu bytes: %s, %zu, or different bytes", sz.len + CANARY, pcq_status_name(r.rc), r.len);
     if (sz.len > 0) {
         caps[0] = sz.len - 1;
         caps[1] = (size_t)((uint64_t)sz.len * cut / 256);
@@ -325,8 +307,7 @@ static void check_caps(producer f, const void *ctx, uint8_t cut, int must_succee
         for (i = 0; i < 3; i++) {
             r = run_cap(f, ctx, caps[i], NULL);
             FZ_CHECK(r.rc == PCQ_ERR_BUFFER_TOO_SMALL && r.len == sz.len,
-                     "cap %zu of %zu needed: %s, size %zu", caps[i], sz.len,
-                     pcq_status_name(r.rc), r.len);
+                     "cap %zu of %zu needed: %s, size %zu", caps[i], sz.len, pcq_status_name(r.rc), r.len);
         }
     }
     free(full);

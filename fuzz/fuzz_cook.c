@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fuzz_cook.c - pcq_calc_cook on a counterset and two data samples.
  *
@@ -11,13 +12,12 @@
  * must decode). Byte 0 bits 0-3 are the format flags.
  * pcq_calc_cook:
  *   - returns PCQ_OK, PCQ_ERR_BUFFER_TOO_SMALL (sizing; offset 0) or
- *     PCQ_ERR_INVALID_ARG at an offset inside the newer buffer, nothing else;
- *     PCQ_ERR_LIMIT (offset 0) only where the work budget is lowered (the
- *     coverage replay) or the input is over 8 KiB: inputs of a few KiB
- *     never come near the default one;
- *   - given exactly the rows it asked for, fills that many (or finds the
- *     counter id missing); one row fewer is PCQ_ERR_BUFFER_TOO_SMALL with the
- *     same count and no write past the array;
+ *     PCQ_ERR_INVALID_ARG at an offset inside the newer buffer, nothing else
+ *     (no work budget, no PCQ_ERR_LIMIT: the cook is linear by design, D12);
+ *   - given exactly the capacity the sizing call asked for, fills at most
+ *     that many rows (the rest is its working memory) or finds the counter
+ *     id missing; one row fewer is PCQ_ERR_BUFFER_TOO_SMALL with the same
+ *     count and no write past the array;
  *   - every row: a known status, a finite value when OK, known notes; an
  *     instance row names a counter of the counterset by index, id, type and
  *     attrib, a block of the newer buffer, a value offset and an instance name
@@ -42,34 +42,12 @@ typedef struct inputs {
     size_t info_len, old_len, new_len, ids_len;
 } inputs;
 
-/* Whether this build's cook may run out of work on small inputs. */
-#if defined(PCQ_COOK_WORK_MIN) && PCQ_COOK_WORK_MIN < 65536
-#define LIMIT_OK 1
-#else
-#define LIMIT_OK 0
-#endif
-
-/* PCQ_ERR_LIMIT from the cook: allowed only with a lowered budget, or for
- * inputs larger than the usual -max_len. The default budget is 2^22 steps;
- * a walk over 8 KiB passes at most 512 groups, and a value costs a few walks
- * (its related counters, its older instance), so 8 KiB needs about 2^20. */
-static int out_of_work(int rc, const pcq_error *e, const inputs *in, const char *call)
-{
-    size_t total = in->info_len + in->old_len + in->new_len + in->ids_len;
-    if (rc != PCQ_ERR_LIMIT) return 0;
-    FZ_CHECK(LIMIT_OK || total > 8192, "%s: PCQ_ERR_LIMIT with the default work budget on %zu "
-             "bytes", call, total);
-    FZ_CHECK(e->code == PCQ_ERR_LIMIT && e->offset == 0 && e->what != NULL,
-             "%s: PCQ_ERR_LIMIT with err %s at %zu", call, pcq_status_name(e->code), e->offset);
-    return 1;
-}
-
 /* ---------------------------------------------------------------------- */
 /* script mode: build the four buffers with the writer                      */
 /* ---------------------------------------------------------------------- */
 #define SHAPE_BLOCKS 4
-#define SHAPE_IDS 4
-#define SHAPE_INST 3
+#define SHAPE_IDS    4
+#define SHAPE_INST   3
 
 typedef struct shape_block {
     uint32_t type, status, nids, ids[SHAPE_IDS], ninst;
@@ -92,9 +70,12 @@ static void put_value(fz_src *s, pcq_writer *w)
 {
     uint8_t sel = fz_u8(s), bytes[12];
     unsigned i;
-    if (sel % 4 == 0) pcq_put_value_u32(w, fz_u32(s));
-    else if (sel % 4 == 1) pcq_put_value_u64(w, fz_u64(s));
-    else if (sel % 4 == 2) pcq_put_value_u64(w, fz_u8(s));   /* small: deltas stay sane */
+    if (sel % 4 == 0)
+        pcq_put_value_u32(w, fz_u32(s));
+    else if (sel % 4 == 1)
+        pcq_put_value_u64(w, fz_u64(s));
+    else if (sel % 4 == 2)
+        pcq_put_value_u64(w, fz_u8(s)); /* small: deltas stay sane */
     else {
         uint32_t n = (uint32_t)(sel / 4) % 13;
         for (i = 0; i < n; i++) bytes[i] = fz_u8(s);
@@ -121,7 +102,7 @@ static void read_shape(fz_src *s, shape *sh)
             for (j = 0; j < b->ninst; j++) {
                 uint8_t c = fz_u8(s);
                 b->inst_id[j] = c % 4;
-                b->name_len[j] = (c >> 2) % 3 * 2;   /* "", "a", "aa" in UTF-16 */
+                b->name_len[j] = (c >> 2) % 3 * 2; /* "", "a", "aa" in UTF-16 */
                 memcpy(b->name[j], "a\0a\0", 4);
             }
         }
@@ -130,8 +111,7 @@ static void read_shape(fz_src *s, shape *sh)
 
 /* One data buffer of the shape, values from the script; perturb: swap the
  * first two instances of every block. */
-static size_t write_data(fz_src *s, const shape *sh, uint64_t t, int perturb, uint8_t *dst,
-                         size_t cap)
+static size_t write_data(fz_src *s, const shape *sh, uint64_t t, int perturb, uint8_t *dst, size_t cap)
 {
     pcq_writer w;
     pcq_data h;
@@ -250,25 +230,25 @@ static int two_sample(uint32_t type)
     return t && t->samples == 2;
 }
 
-static void check_rows(const pcq_counterset_info *info, const pcq_data *newer, int with_old,
-                       const inputs *in, const pcq_calc_row *rows, size_t n)
+static void check_rows(const pcq_counterset_info *info, const pcq_data *newer, int with_old, const inputs *in,
+                       const pcq_calc_row *rows, size_t n)
 {
     size_t i, k, ninst = 0;
     int in_aggr = 0;
     for (i = 0; i < n; i++) {
         const pcq_calc_row *r = &rows[i];
         pcq_counter_reg c;
-        FZ_CHECK(r->status >= 0 && r->status < PCQ_CALC_STATUS_END_, "row %zu: status %d", i,
-                 r->status);
-        FZ_CHECK((r->notes & ~3u) == 0, "row %zu: notes 0x%x", i, r->notes);
+        FZ_CHECK(r->status >= 0 && r->status < PCQ_CALC_STATUS_END_, "row %zu: status %d", i, r->status);
+        FZ_CHECK((r->notes & ~7u) == 0, "row %zu: notes 0x%x", i, r->notes);
+        FZ_CHECK(!(r->notes & PCQ_CALC_NOTE_BASE_ZERO) || r->type == 0x40030401u,
+                 "row %zu: BASE_ZERO on type 0x%08x", i, r->type);
         if (r->status == PCQ_CALC_OK)
             FZ_CHECK(isfinite(r->value), "row %zu: OK with a value that is not finite", i);
-        FZ_CHECK(r->info_index < info->set.num_counters, "row %zu: info_index %u of %u", i,
-                 r->info_index, info->set.num_counters);
-        FZ_CHECK(pcq_counterset_counter(info, r->info_index, &c) == PCQ_OK &&
-                     c.counter_id == r->counter_id && c.type == r->type && c.attrib == r->attrib,
-                 "row %zu: counter %u is not counter %u of the counterset", i, r->counter_id,
-                 r->info_index);
+        FZ_CHECK(r->info_index < info->set.num_counters, "row %zu: info_index %u of %u", i, r->info_index,
+                 info->set.num_counters);
+        FZ_CHECK(pcq_counterset_counter(info, r->info_index, &c) == PCQ_OK && c.counter_id == r->counter_id &&
+                     c.type == r->type && c.attrib == r->attrib,
+                 "row %zu: counter %u is not counter %u of the counterset", i, r->counter_id, r->info_index);
         if (r->is_aggregate) {
             double acc = 0.0;
             uint32_t used = 0;
@@ -281,32 +261,30 @@ static void check_rows(const pcq_counterset_info *info, const pcq_data *newer, i
                 if (!rows[k].has_instance || rows[k].info_index != r->info_index ||
                     rows[k].status != PCQ_CALC_OK)
                     continue;
-                if (used == 0 || r->aggregate_func <= 2) acc = used == 0 ? v : acc + v;
-                else if (r->aggregate_func == 3 ? v < acc : v > acc) acc = v;
+                if (used == 0 || r->aggregate_func <= 2)
+                    acc = used == 0 ? v : acc + v;
+                else if (r->aggregate_func == 3 ? v < acc : v > acc)
+                    acc = v;
                 used++;
             }
             if (r->status == PCQ_CALC_OK) {
                 if (r->aggregate_func == 2) acc /= (double)used;
                 FZ_CHECK(used == r->instances_used && used > 0 &&
-                             (memcmp(&acc, &r->value, sizeof acc) == 0 ||
-                              (acc == 0.0 && r->value == 0.0)),
+                             (memcmp(&acc, &r->value, sizeof acc) == 0 || (acc == 0.0 && r->value == 0.0)),
                          "aggregate row %zu (func %u): %.17g from %u instances, recomputed "
-                         "%.17g from %u", i, r->aggregate_func, r->value, r->instances_used, acc,
-                         used);
+                         "%.17g from %u",
+                         i, r->aggregate_func, r->value, r->instances_used, acc, used);
             } else if (r->status == PCQ_CALC_NO_INSTANCE) {
-                FZ_CHECK(used == 0, "aggregate row %zu: NO_INSTANCE but %u OK instances", i,
-                         used);
+                FZ_CHECK(used == 0, "aggregate row %zu: NO_INSTANCE but %u OK instances", i, used);
             }
             continue;
         }
         FZ_CHECK(!in_aggr, "row %zu: an instance row after the aggregates", i);
         ninst++;
-        FZ_CHECK(r->block_index < newer->num_counters, "row %zu: block %u of %u", i,
-                 r->block_index, newer->num_counters);
-        FZ_CHECK(r->offset >= 48 && r->offset < in->new_len, "row %zu: value offset %zu", i,
-                 r->offset);
-        FZ_CHECK(r->instance_offset == 0 ||
-                     (r->instance_offset >= 48 && r->instance_offset < in->new_len),
+        FZ_CHECK(r->block_index < newer->num_counters, "row %zu: block %u of %u", i, r->block_index,
+                 newer->num_counters);
+        FZ_CHECK(r->offset >= 48 && r->offset < in->new_len, "row %zu: value offset %zu", i, r->offset);
+        FZ_CHECK(r->instance_offset == 0 || (r->instance_offset >= 48 && r->instance_offset < in->new_len),
                  "row %zu: instance offset %zu", i, r->instance_offset);
         if (r->instance.len)
             FZ_CHECK(inside(r->instance.ptr, r->instance.len, in->new_buf, in->new_len) ||
@@ -314,8 +292,10 @@ static void check_rows(const pcq_counterset_info *info, const pcq_data *newer, i
                      "row %zu: instance name outside the newer buffer and the identifiers", i);
         FZ_CHECK(r->dup_index < n, "row %zu: dup_index %u", i, r->dup_index);
         if (!with_old && two_sample(r->type))
-            FZ_CHECK(r->status != PCQ_CALC_OK, "row %zu: two-sample type 0x%08x without an older "
-                     "sample", i, r->type);
+            FZ_CHECK(r->status != PCQ_CALC_OK,
+                     "row %zu: two-sample type 0x%08x without an older "
+                     "sample",
+                     i, r->type);
     }
 }
 
@@ -333,59 +313,53 @@ static void cook(const inputs *in, unsigned flags)
     if (pcq_decode_counterset_info(in->info_buf, in->info_len, NULL, &info, NULL) != PCQ_OK ||
         pcq_decode_data(in->new_buf, in->new_len, NULL, &newer, NULL) != PCQ_OK)
         return;
-    with_old = in->old_buf &&
-               pcq_decode_data(in->old_buf, in->old_len, NULL, &older, NULL) == PCQ_OK;
+    with_old = in->old_buf && pcq_decode_data(in->old_buf, in->old_len, NULL, &older, NULL) == PCQ_OK;
     if (in->ids_buf && pcq_decode_identifiers(in->ids_buf, in->ids_len, NULL, NULL, NULL) == 0) {
         pcq_identifiers_begin(in->ids_buf, in->ids_len, &it);
         while (n_ids < MAX_IDS && pcq_identifiers_next(&it, &ids[n_ids]) == 1) n_ids++;
     }
 
     /* Caller errors first: PCQ_ERR_INVALID_ARG, nothing else happens. */
-    FZ_CHECK(pcq_calc_cook(NULL, NULL, &newer, NULL, 0, flags, NULL, 0, &need, &e) ==
-                     PCQ_ERR_INVALID_ARG &&
-                 pcq_calc_cook(&info, NULL, NULL, NULL, 0, flags, NULL, 0, &need, &e) ==
-                     PCQ_ERR_INVALID_ARG &&
-                 pcq_calc_cook(&info, NULL, &newer, NULL, 0, flags, NULL, 0, NULL, &e) ==
-                     PCQ_ERR_INVALID_ARG &&
-                 pcq_calc_cook(&info, NULL, &newer, NULL, 0, flags, NULL, 1, &need, &e) ==
-                     PCQ_ERR_INVALID_ARG &&
-                 pcq_calc_cook(&info, NULL, &newer, NULL, 1, flags, NULL, 0, &need, &e) ==
-                     PCQ_ERR_INVALID_ARG,
-             "pcq_calc_cook accepts a NULL info, newer, count, rows or ids");
+    FZ_CHECK(
+        pcq_calc_cook(NULL, NULL, &newer, NULL, 0, flags, NULL, 0, &need, &e) == PCQ_ERR_INVALID_ARG &&
+            pcq_calc_cook(&info, NULL, NULL, NULL, 0, flags, NULL, 0, &need, &e) == PCQ_ERR_INVALID_ARG &&
+            pcq_calc_cook(&info, NULL, &newer, NULL, 0, flags, NULL, 0, NULL, &e) == PCQ_ERR_INVALID_ARG &&
+            pcq_calc_cook(&info, NULL, &newer, NULL, 0, flags, NULL, 1, &need, &e) == PCQ_ERR_INVALID_ARG &&
+            pcq_calc_cook(&info, NULL, &newer, NULL, 1, flags, NULL, 0, &need, &e) == PCQ_ERR_INVALID_ARG,
+        "pcq_calc_cook accepts a NULL info, newer, count, rows or ids");
     memset(&e, 0, sizeof e);
-    rc = pcq_calc_cook(&info, with_old ? &older : NULL, &newer, n_ids ? ids : NULL, n_ids, flags,
-                       NULL, 0, &need, &e);
-    if (out_of_work(rc, &e, in, "pcq_calc_cook sizing")) return;
+    rc = pcq_calc_cook(&info, with_old ? &older : NULL, &newer, n_ids ? ids : NULL, n_ids, flags, NULL, 0,
+                       &need, &e);
     FZ_CHECK(rc == PCQ_OK || rc == PCQ_ERR_BUFFER_TOO_SMALL || rc == PCQ_ERR_INVALID_ARG,
              "pcq_calc_cook sizing: %s", pcq_status_name(rc));
-    FZ_CHECK(e.code == rc || rc == PCQ_OK, "pcq_calc_cook returns %s, err.code %s",
-             pcq_status_name(rc), pcq_status_name(e.code));
+    FZ_CHECK(e.code == rc || rc == PCQ_OK, "pcq_calc_cook returns %s, err.code %s", pcq_status_name(rc),
+             pcq_status_name(e.code));
     if (rc == PCQ_ERR_INVALID_ARG) {
         FZ_CHECK(e.offset < in->new_len && e.what != NULL, "pcq_calc_cook: %s at %zu of %zu",
                  pcq_status_name(rc), e.offset, in->new_len);
         return;
     }
-    FZ_CHECK((rc == PCQ_OK) == (need == 0), "pcq_calc_cook sizing: %s with %zu rows",
-             pcq_status_name(rc), need);
+    FZ_CHECK((rc == PCQ_OK) == (need == 0), "pcq_calc_cook sizing: %s with %zu rows", pcq_status_name(rc),
+             need);
     if (rc == PCQ_ERR_BUFFER_TOO_SMALL) FZ_CHECK(e.offset == 0, "too small at %zu", e.offset);
 
     rows = (pcq_calc_row *)malloc((need ? need : 1) * sizeof *rows);
     again = (pcq_calc_row *)malloc((need ? need : 1) * sizeof *rows);
     FZ_CHECK(rows && again, "out of memory");
-    rc = pcq_calc_cook(&info, with_old ? &older : NULL, &newer, n_ids ? ids : NULL, n_ids, flags,
-                       rows, need, &got, &e);
-    FZ_CHECK(rc == PCQ_OK || rc == PCQ_ERR_INVALID_ARG || rc == PCQ_ERR_LIMIT,
-             "pcq_calc_cook into %zu rows: %s", need, pcq_status_name(rc));
-    if (out_of_work(rc, &e, in, "pcq_calc_cook")) {
-        /* nothing more to check */
-    } else if (rc == PCQ_OK) {
-        FZ_CHECK(got == need, "pcq_calc_cook asked for %zu rows, filled %zu", need, got);
+    rc = pcq_calc_cook(&info, with_old ? &older : NULL, &newer, n_ids ? ids : NULL, n_ids, flags, rows, need,
+                       &got, &e);
+    FZ_CHECK(rc == PCQ_OK || rc == PCQ_ERR_INVALID_ARG, "pcq_calc_cook into %zu rows: %s", need,
+             pcq_status_name(rc));
+    if (rc == PCQ_OK) {
+        size_t first = got;
+        FZ_CHECK(got <= need, "pcq_calc_cook asked for %zu rows, filled %zu", need, got);
         check_rows(&info, &newer, with_old, in, rows, got);
         memset(again, 0, need * sizeof *again);
-        rc = pcq_calc_cook(&info, with_old ? &older : NULL, &newer, n_ids ? ids : NULL, n_ids,
-                           flags, again, need, &got, &e);
-        FZ_CHECK(rc == PCQ_OK && got == need, "pcq_calc_cook twice: %s", pcq_status_name(rc));
-        for (i = 0; i < need; i++)
+        rc = pcq_calc_cook(&info, with_old ? &older : NULL, &newer, n_ids ? ids : NULL, n_ids, flags, again,
+                           need, &got, &e);
+        FZ_CHECK(rc == PCQ_OK && got == first, "pcq_calc_cook twice: %s, %zu rows then %zu",
+                 pcq_status_name(rc), first, got);
+        for (i = 0; i < got; i++)
             FZ_CHECK(rows[i].status == again[i].status && rows[i].offset == again[i].offset &&
                          rows[i].dup_index == again[i].dup_index &&
                          memcmp(&rows[i].value, &again[i].value, sizeof(double)) == 0,
@@ -398,11 +372,10 @@ static void cook(const inputs *in, unsigned flags)
         /* One row short: exactly need - 1 rows on the heap. */
         pcq_calc_row *few = (pcq_calc_row *)malloc(need - 1 ? (need - 1) * sizeof *few : 1);
         FZ_CHECK(few != NULL, "out of memory");
-        rc = pcq_calc_cook(&info, with_old ? &older : NULL, &newer, n_ids ? ids : NULL, n_ids,
-                           flags, need - 1 ? few : NULL, need - 1, &got, &e);
-        FZ_CHECK(rc == PCQ_ERR_BUFFER_TOO_SMALL && got == need,
-                 "pcq_calc_cook with %zu of %zu rows: %s, %zu", need - 1, need,
-                 pcq_status_name(rc), got);
+        rc = pcq_calc_cook(&info, with_old ? &older : NULL, &newer, n_ids ? ids : NULL, n_ids, flags,
+                           need - 1 ? few : NULL, need - 1, &got, &e);
+        FZ_CHECK(rc == PCQ_ERR_BUFFER_TOO_SMALL && got == need, "pcq_calc_cook with %zu of %zu rows: %s, %zu",
+                 need - 1, need, pcq_status_name(rc), got);
         free(few);
     }
     free(rows);

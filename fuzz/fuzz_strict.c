@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fuzz_strict.c - strict mode against lenient mode on the same bytes.
  *
@@ -39,17 +40,16 @@ static void same(const char *what, const run *a, const run *b, const char *an, c
 {
     size_t at;
     FZ_CHECK(a->rc == b->rc && a->e.code == b->e.code && a->e.offset == b->e.offset,
-             "%s: %s says %s at %zu, %s says %s at %zu", what, an, pcq_status_name(a->rc),
-             a->e.offset, bn, pcq_status_name(b->rc), b->e.offset);
+             "%s: %s says %s at %zu, %s says %s at %zu", what, an, pcq_status_name(a->rc), a->e.offset, bn,
+             pcq_status_name(b->rc), b->e.offset);
     if (a->rc != PCQ_OK) return;
     at = fz_buf_diff(&a->rec.all, &b->rec.all);
-    FZ_CHECK(at == (size_t)-1, "%s: %s and %s decode different fields (record byte %zu)", what,
-             an, bn, at);
+    FZ_CHECK(at == (size_t)-1, "%s: %s and %s decode different fields (record byte %zu)", what, an, bn, at);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    static run n, l, s, q;   /* large (diagnostics): not on the stack */
+    static run n, l, s, q; /* large (diagnostics): not on the stack */
     const char *k;
     pcq_kind kind;
     const uint8_t *buf;
@@ -70,26 +70,27 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
     if (s.rc == PCQ_OK) {
         same(k, &s, &l, "strict", "lenient");
-        FZ_CHECK(l.ds.n == 0, "%s: strict accepts, lenient reports %zu diagnostics (first %s at %zu)",
-                 k, l.ds.n, pcq_diag_name(l.ds.d[0].code), l.ds.d[0].offset);
+        FZ_CHECK(l.ds.n == 0, "%s: strict accepts, lenient reports %zu diagnostics (first %s at %zu)", k,
+                 l.ds.n, pcq_diag_name(l.ds.d[0].code), l.ds.d[0].offset);
     } else if (s.rc == PCQ_ERR_NONCONFORMANT) {
-        FZ_CHECK(l.ds.n >= 1, "%s: strict says PCQ_ERR_NONCONFORMANT at %zu, lenient reports "
-                              "no diagnostic (%s)", k, s.e.offset, pcq_status_name(l.rc));
+        FZ_CHECK(l.ds.n >= 1,
+                 "%s: strict says PCQ_ERR_NONCONFORMANT at %zu, lenient reports "
+                 "no diagnostic (%s)",
+                 k, s.e.offset, pcq_status_name(l.rc));
         FZ_CHECK(s.e.offset == l.ds.d[0].offset && strcmp(s.e.what, l.ds.d[0].what) == 0,
-                 "%s: strict fails at %zu (%s), lenient's first diagnostic is at %zu (%s)", k,
-                 s.e.offset, s.e.what, l.ds.d[0].offset, l.ds.d[0].what);
+                 "%s: strict fails at %zu (%s), lenient's first diagnostic is at %zu (%s)", k, s.e.offset,
+                 s.e.what, l.ds.d[0].offset, l.ds.d[0].what);
         FZ_CHECK(s.ds.n == 1 && s.ds.d[0].code == l.ds.d[0].code,
-                 "%s: strict's callback saw %zu diagnostics, not lenient's first (%s)", k,
-                 s.ds.n, pcq_diag_name(l.ds.d[0].code));
+                 "%s: strict's callback saw %zu diagnostics, not lenient's first (%s)", k, s.ds.n,
+                 pcq_diag_name(l.ds.d[0].code));
     } else {
         same(k, &s, &l, "strict", "lenient");
-        FZ_CHECK(l.ds.n == 0, "%s: strict fails with %s, lenient reported %zu diagnostics first",
-                 k, pcq_status_name(s.rc), l.ds.n);
+        FZ_CHECK(l.ds.n == 0, "%s: strict fails with %s, lenient reported %zu diagnostics first", k,
+                 pcq_status_name(s.rc), l.ds.n);
     }
     if (l.rc == PCQ_OK)
         FZ_CHECK(s.rc == (l.ds.n ? PCQ_ERR_NONCONFORMANT : PCQ_OK),
-                 "%s: lenient OK with %zu diagnostics, strict says %s", k, l.ds.n,
-                 pcq_status_name(s.rc));
+                 "%s: lenient OK with %zu diagnostics, strict says %s", k, l.ds.n, pcq_status_name(s.rc));
 
     fz_rec_free(&n.rec);
     fz_rec_free(&l.rec);

@@ -1,10 +1,12 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fuzz_util.h - what the fuzz targets share: property checks that abort with
  * a message, a decoder walk that checks every view it gets, a record of the
  * decoded fields for comparing two decodes, and a writer driven by fuzz bytes.
  *
  * Each target is one file fuzz/fuzz_<name>.c defining LLVMFuzzerTestOneInput;
- * it links with fuzz_util.c and the library, and either with libFuzzer
+ * it links with the support files fuzz/fz_*.c (fz_internal.h says which does
+ * what) and the library, and either with libFuzzer
  * (clang -fsanitize=fuzzer) or with fuzz/replay_main.c (any C compiler), which
  * runs the function on files and directories given on the command line.
  *
@@ -22,7 +24,7 @@
 
 #if defined(__GNUC__) || defined(__clang__)
 #define FZ_PRINTF(a, b) __attribute__((format(printf, a, b)))
-#define FZ_NORETURN __attribute__((noreturn))
+#define FZ_NORETURN     __attribute__((noreturn))
 #else
 #define FZ_PRINTF(a, b)
 #define FZ_NORETURN
@@ -31,8 +33,8 @@
 /* A broken property: prints "PROPERTY FAILED file:line: message" on stderr and
  * aborts, so libFuzzer (or the replay main) reports the input. */
 FZ_NORETURN void fz_fail(const char *file, int line, const char *fmt, ...) FZ_PRINTF(3, 4);
-#define FZ_CHECK(cond, ...)                                   \
-    do {                                                      \
+#define FZ_CHECK(cond, ...)                                    \
+    do {                                                       \
         if (!(cond)) fz_fail(__FILE__, __LINE__, __VA_ARGS__); \
     } while (0)
 
@@ -52,8 +54,10 @@ int fz_opts_mode(uint8_t sel);
 /* ---- collected diagnostics --------------------------------------------- */
 #define FZ_MAX_DIAGS 64
 typedef struct fz_diags {
-    size_t len;              /* of the input: every diagnostic must lie in it */
-    size_t n;                /* diagnostics seen (may exceed FZ_MAX_DIAGS)    */
+    size_t len;     /* of the input: every diagnostic must lie in it */
+    size_t n;       /* findings seen (may exceed FZ_MAX_DIAGS)       */
+    size_t skipped; /* PCQ_DIAG_CHECK_SKIPPED: a check not made, not */
+                    /* a finding (strict mode goes on after it)      */
     pcq_diag d[FZ_MAX_DIAGS];
 } fz_diags;
 
@@ -94,8 +98,7 @@ size_t fz_buf_diff(const fz_buf *a, const fz_buf *b);
  *   same error as a lenient decode.
  * Fields go into *rec when rec is not NULL. Returns the status; *err gets the
  * error (code PCQ_OK on success). */
-int fz_walk(pcq_kind kind, const uint8_t *buf, size_t len, const pcq_opts *opts, fz_rec *rec,
-            pcq_error *err);
+int fz_walk(pcq_kind kind, const uint8_t *buf, size_t len, const pcq_opts *opts, fz_rec *rec, pcq_error *err);
 
 /* A digest of every fz_walk result since it was last zeroed: kind, status,
  * error offset and field, and the decoded fields. The replay main prints it
@@ -107,6 +110,7 @@ extern uint64_t fz_digest_value;
 void fz_check_utf16(const uint8_t *p, size_t n);
 
 /* ---- bytes ----------------------------------------------------------------- */
+uint16_t fz_le16(const uint8_t *p);
 uint32_t fz_le32(const uint8_t *p);
 uint64_t fz_le64(const uint8_t *p);
 
@@ -129,8 +133,30 @@ pcq_bytes fz_take(fz_src *s, size_t n);
  * pcq_writer_finish and *out_len its length. The same script gives the same
  * calls, whatever dst and cap are. If rec is not NULL, it receives the `sem`
  * stream fz_walk would record for the buffer these calls describe. */
-pcq_kind fz_write_script(fz_src *s, void *dst, size_t cap, int *rc, size_t *out_len,
-                         fz_rec *rec);
+pcq_kind fz_write_script(fz_src *s, void *dst, size_t cap, int *rc, size_t *out_len, fz_rec *rec);
 #endif
+
+/* The step-by-step walk's properties (fz_props.c); each aborts on a failure.
+ *   decode_is_walk: pcq_validate and pcq_walk_next agree (outcome, error,
+ *                   diagnostics, which come in wire order), lenient or strict;
+ *   iterators:      after a successful decode, the walk's items are the typed
+ *                   iterators' (nothing to check when the buffer is malformed);
+ *   prefixes:       every prefix (each step-th) of a buffer that decodes yields
+ *                   the whole buffer's items that lie inside it, then an error
+ *                   inside it (or ends cleanly if it decodes). */
+void fz_prop_decode_is_walk(pcq_kind kind, const uint8_t *buf, size_t len, int strict);
+void fz_prop_iterators(pcq_kind kind, const uint8_t *buf, size_t len);
+void fz_prop_prefixes(pcq_kind kind, const uint8_t *buf, size_t len, size_t step);
+/* The typed iterators on bytes never validated (a pcq_data made by hand):
+ * every view in the input, every loop ends, every error offset in the input. */
+void fz_prop_iterators_unvalidated(pcq_kind kind, const uint8_t *buf, size_t len);
+/* canonical: when pcq_decode_data finds a data buffer canonical (its fast
+ * path), the walk finds no error and no diagnostic, lenient or strict.
+ * bulk: the walk with PCQ_BULK tells what the walk tells (items, every value
+ * through pcq_item_values, error, cut item, diagnostics). */
+void fz_prop_canonical(const uint8_t *buf, size_t len);
+/* batch: the batch readers read what the iterators read (fast and checking). */
+void fz_prop_batch(const uint8_t *buf, size_t len);
+void fz_prop_bulk(pcq_kind kind, const uint8_t *buf, size_t len, int strict);
 
 #endif /* PCQ_FUZZ_UTIL_H */

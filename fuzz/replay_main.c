@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * replay_main.c - a standalone main for any fuzz target: runs
  * LLVMFuzzerTestOneInput on every file named on the command line and on every
@@ -21,10 +22,10 @@
 #include <sys/stat.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-extern uint64_t fz_digest_value;   /* fuzz_util.c */
+extern uint64_t fz_digest_value; /* fuzz/fz_walk.c */
 
 static unsigned long replayed;
-static FILE *digests;   /* PCQ_REPLAY_DIGEST: one line per input, "<digest> <path>" */
+static FILE *digests; /* PCQ_REPLAY_DIGEST: one line per input, "<digest> <path>" */
 
 static int run_file(const char *path)
 {
@@ -88,7 +89,7 @@ static int run_path(const char *path)
     while ((ent = readdir(d)) != NULL) {
         char *full;
         size_t n;
-        if (ent->d_name[0] == '.') continue;   /* ., .., .gitkeep */
+        if (ent->d_name[0] == '.') continue; /* ., .., .gitkeep */
         n = strlen(path) + strlen(ent->d_name) + 2;
         full = (char *)malloc(n);
         if (!full) exit(2);

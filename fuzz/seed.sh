@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # fuzz/seed.sh - (re)writes the seed corpora of the fuzz targets from vectors/.
 #
 #   bash fuzz/seed.sh            from the top of the tree
@@ -10,6 +11,7 @@
 #   decode/v-<kind>-<name>-strict    sel = (k-1) | 0x20, then the buffer
 #   strict/v-<kind>-<name>           sel = k-1, then the buffer
 #   roundtrip/v-<kind>-<name>        sel = k-1, then the buffer
+#   walk/v-<kind>-<name>             sel = k-1, then the buffer
 #   capacity/v-<kind>-<name>         sel = k-1, cut = 0x80, then the buffer
 # where k is the pcq_kind of the directory (1 counterset-info .. 9 data).
 #   cook/v-<counterset>-<data>       flags 0, lengths, info, data twice (older =
@@ -40,7 +42,7 @@ le16() { byte $(($1 & 255)); byte $((($1 >> 8) & 255)); }
 le32() { le16 $(($1 & 65535)); le16 $((($1 >> 16) & 65535)); }
 le64() { le32 $(($1 & 4294967295)); le32 $((($1 >> 32) & 4294967295)); }
 
-for t in decode strict roundtrip capacity cook calc; do
+for t in decode strict roundtrip capacity cook calc walk; do
   mkdir -p "fuzz/corpus/$t"
   find "fuzz/corpus/$t" -maxdepth 1 \( -name 'v-*' -o -name 's-*' \) -type f -delete
 done
@@ -58,12 +60,13 @@ for k in $(seq 1 9); do
     { byte $((sel | 0x20)); cat "$tmp"; } > "fuzz/corpus/decode/v-$kind-$name-strict"
     { byte "$sel"; cat "$tmp"; } > "fuzz/corpus/strict/v-$kind-$name"
     { byte "$sel"; cat "$tmp"; } > "fuzz/corpus/roundtrip/v-$kind-$name"
+    { byte "$sel"; cat "$tmp"; } > "fuzz/corpus/walk/v-$kind-$name"
     { byte "$sel"; byte 128; cat "$tmp"; } > "fuzz/corpus/capacity/v-$kind-$name"
     rm -f "$tmp"
     n=$((n + 1))
   done
 done
-echo "seed: $n vectors into fuzz/corpus/{decode,strict,roundtrip,capacity}"
+echo "seed: $n vectors into fuzz/corpus/{decode,strict,roundtrip,capacity,walk}"
 
 # cook: every good counterset-info with every good data buffer.
 good() { for h in vectors/"$1"/*.hex; do
