@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * hexread.c - hex text to bytes; see hexread.h for the accepted format.
  */
@@ -23,8 +24,7 @@ static int hex_fail(int code, size_t at, size_t *where)
     return code;
 }
 
-int pcq_hex_parse_ex(const char *text, size_t n, uint8_t *out, size_t cap, size_t *out_len,
-                     size_t *where)
+int pcq_hex_parse_ex(const char *text, size_t n, uint8_t *out, size_t cap, size_t *out_len, size_t *where)
 {
     size_t i = 0, len = 0;
     int hi, lo;
@@ -40,7 +40,7 @@ int pcq_hex_parse_ex(const char *text, size_t n, uint8_t *out, size_t cap, size_
             hi = hex_digit(text[i]);
             if (hi < 0) return hex_fail(PCQ_HEX_BAD_CHAR, i, where);
             if (i + 1 == n || is_space(text[i + 1]) || text[i + 1] == '#')
-                return hex_fail(PCQ_HEX_ODD, i, where);   /* the lone last digit */
+                return hex_fail(PCQ_HEX_ODD, i, where); /* the lone last digit */
             lo = hex_digit(text[i + 1]);
             if (lo < 0) return hex_fail(PCQ_HEX_BAD_CHAR, i + 1, where);
             if (out) {

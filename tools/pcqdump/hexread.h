@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * hexread.h - read hex text into bytes (pcqdump --hex, the vector tests).
  *
@@ -15,9 +16,9 @@
 #include <stdint.h>
 
 /* Failure reasons of pcq_hex_parse_ex (pcq_hex_parse returns -1 for all). */
-#define PCQ_HEX_BAD_CHAR  (-1)   /* not a hex digit, whitespace or comment */
-#define PCQ_HEX_ODD       (-2)   /* a run of digits of odd length          */
-#define PCQ_HEX_TOO_LONG  (-3)   /* more than cap bytes                    */
+#define PCQ_HEX_BAD_CHAR (-1) /* not a hex digit, whitespace or comment */
+#define PCQ_HEX_ODD      (-2) /* a run of digits of odd length          */
+#define PCQ_HEX_TOO_LONG (-3) /* more than cap bytes                    */
 
 /* Parses text[0..n) into out[0..cap). Returns 0 with *out_len = bytes written,
  * or -1 (odd digit count, bad character, more than cap bytes). out may be NULL
@@ -27,7 +28,6 @@ int pcq_hex_parse(const char *text, size_t n, uint8_t *out, size_t cap, size_t *
 
 /* The same, returning PCQ_HEX_* on failure and, in *where (may be NULL), the
  * offset in text of the offending character. */
-int pcq_hex_parse_ex(const char *text, size_t n, uint8_t *out, size_t cap, size_t *out_len,
-                     size_t *where);
+int pcq_hex_parse_ex(const char *text, size_t n, uint8_t *out, size_t cap, size_t *out_len, size_t *where);
 
 #endif /* PCQ_HEXREAD_H */

@@ -1,16 +1,19 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * pcq_json.c - JSON for every buffer kind; see pcq_json.h.
  *
- * Each kind first runs its pcq_decode_* with the caller's options, so that a
- * malformed buffer prints nothing at all; only then is the opening brace
- * written and the buffer walked with the library's iterators. Those cannot
- * fail on bytes that just decoded; if one ever does (a library bug), its error
- * is returned and the output is left unfinished.
+ * The buffer is walked step by step (pcq_walk_next) and each structure is
+ * written as it comes, its fields taken from the library's layout
+ * (pcq_struct_info_of, pcq_item_field): nothing here lists a structure's
+ * fields. What is local is where a structure goes in its parent's object
+ * (place_of) and which lists an object holds (lists_of), so that the shape
+ * is the same for a whole buffer and for one the walk stopped in.
  */
 #include "pcq_json.h"
 
 #include <assert.h>
 #include <inttypes.h>
+#include <string.h>
 
 /* ------------------------------------------------------------------------ */
 /* Text                                                                     */
@@ -33,25 +36,38 @@ static size_t quote_chunk(const uint8_t *p, size_t n)
     return take;
 }
 
+/* Code points that must never reach a terminal raw: C0 and C1 controls, DEL,
+ * and the bidirectional formatting characters (Trojan Source, CVE-2021-42574).
+ * JSON escapes them too: the value is the same, and JSON gets printed. */
+static int must_escape(uint32_t cp, int style)
+{
+    (void)style;
+    if (cp < 0x20 || cp == 0x7F || (cp >= 0x80 && cp <= 0x9F)) return 1;
+    return cp == 0x061C || cp == 0x200E || cp == 0x200F || (cp >= 0x202A && cp <= 0x202E) ||
+           (cp >= 0x2066 && cp <= 0x2069);
+}
+
+/* Writes well-formed UTF-8 (from pcq_utf16_to_utf8), escaping as above. */
 static void put_escaped(FILE *out, const char *s, size_t n, int style)
 {
-    size_t i;
-    unsigned c, next;
+    size_t i = 0, len;
+    uint32_t cp;
+    unsigned c;
 
-    for (i = 0; i < n; i++) {
+    while (i < n) {
         c = (unsigned char)s[i];
-        next = i + 1 < n ? (unsigned char)s[i + 1] : 0;
+        len = c < 0x80 ? 1 : c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4;
+        cp = len == 1 ? c : c & (0x3Fu >> (len - 1));
+        for (size_t k = 1; k < len && i + k < n; k++) cp = cp << 6 | ((unsigned char)s[i + k] & 0x3Fu);
         if (c == '"' || c == '\\') {
             fputc('\\', out);
             fputc((int)c, out);
-        } else if (c < 0x20 || (style == PCQ_QUOTE_TERMINAL && c == 0x7F)) {
-            fprintf(out, "\\u%04x", c);
-        } else if (style == PCQ_QUOTE_TERMINAL && c == 0xC2 && next >= 0x80 && next <= 0x9F) {
-            fprintf(out, "\\u%04x", next);   /* U+0080..U+009F, C1 controls */
-            i++;
+        } else if (must_escape(cp, style)) {
+            fprintf(out, "\\u%04" PRIx32, cp);
         } else {
-            fputc((int)c, out);
+            fwrite(s + i, 1, len <= n - i ? len : n - i, out);
         }
+        i += len;
     }
 }
 
@@ -65,7 +81,7 @@ void pcq_quote_utf16(FILE *out, const uint8_t *text, size_t nbytes, int style)
     while (pos < nbytes) {
         take = quote_chunk(text + pos, nbytes - pos);
         need = pcq_utf16_to_utf8(text + pos, take, utf8, sizeof utf8, NULL);
-        assert(need < sizeof utf8);   /* by the bound above: nothing is cut */
+        assert(need < sizeof utf8); /* by the bound above: nothing is cut */
         put_escaped(out, utf8, need, style);
         pos += take;
     }
@@ -73,500 +89,337 @@ void pcq_quote_utf16(FILE *out, const uint8_t *text, size_t nbytes, int style)
 }
 
 /* ------------------------------------------------------------------------ */
-/* A minimal writer: it only places commas and keys.                        */
+/* A writer that knows its open objects and lists                           */
 /* ------------------------------------------------------------------------ */
 
-#define JW_DEPTH 12   /* the deepest nesting, data, is 7 */
+#define JW_DEPTH 16 /* root, blocks, block, instances, instance, values, value, ... */
+#define JW_LISTS 2  /* lists an object holds at most (a type 6 block) */
+
+typedef struct jlevel {
+    int object;                  /* '{' or, when 0, '[' */
+    const char *key;             /* a list: its key in the parent object */
+    int more;                    /* has an element or member already */
+    const char *lists[JW_LISTS]; /* an object: lists not yet written */
+} jlevel;
 
 typedef struct jw {
     FILE *f;
-    int depth;
-    unsigned char more[JW_DEPTH];   /* the container at that depth has an item */
+    int depth; /* levels open */
+    jlevel lv[JW_DEPTH];
+    int ctx[JW_DEPTH]; /* walk depth d: the level its items go in */
+    pcq_kind kind;
+    uint32_t block_type; /* of the block being written */
+    const uint8_t *buf;
+    size_t len;
 } jw;
 
-/* The separator and "key": before a value (key is NULL inside arrays). */
+/* The separator and "key": before a member (key NULL: an element). */
 static void jw_key(jw *w, const char *key)
 {
-    if (w->depth > 0) {
-        if (w->more[w->depth - 1]) fputs(", ", w->f);
-        w->more[w->depth - 1] = 1;
-    }
+    jlevel *l = &w->lv[w->depth - 1];
+    if (l->more) fputs(", ", w->f);
+    l->more = 1;
     if (key) fprintf(w->f, "\"%s\": ", key);
 }
 
-static void jw_open(jw *w, const char *key, int bracket)
+static void jw_open(jw *w, const char *key, int object)
 {
+    jlevel *l;
     assert(w->depth < JW_DEPTH);
-    jw_key(w, key);
-    fputc(bracket, w->f);
-    w->more[w->depth++] = 0;
+    if (w->depth > 0) jw_key(w, key);
+    fputc(object ? '{' : '[', w->f);
+    l = &w->lv[w->depth++];
+    memset(l, 0, sizeof *l);
+    l->object = object;
+    l->key = key;
 }
 
-static void jw_close(jw *w, int bracket)
+/* Writes, empty, the lists level k owes before list `key` (they can no
+ * longer come) and, with `take`, drops `key` too (it is being written).
+ * The caller has closed every level above k. */
+static void jw_owed(jw *w, int k, const char *key, int take)
 {
-    assert(w->depth > 0);
+    jlevel *l = &w->lv[k];
+    int i, at = -1, n = 0;
+    for (i = 0; i < JW_LISTS && l->lists[i]; i++)
+        if (at < 0 && strcmp(l->lists[i], key) == 0) at = i;
+    if (at < 0) return;
+    for (i = 0; i < JW_LISTS && l->lists[i]; i++) {
+        if (i < at) {
+            jw_key(w, l->lists[i]);
+            fputs("[]", w->f);
+        } else if (i > at || !take) {
+            l->lists[n++] = l->lists[i];
+        }
+    }
+    while (n < JW_LISTS) l->lists[n++] = NULL;
+}
+
+static void jw_close(jw *w)
+{
+    jlevel *l = &w->lv[w->depth - 1];
+    int i;
+    for (i = 0; l->object && i < JW_LISTS && l->lists[i]; i++) { /* owed lists, empty */
+        jw_key(w, l->lists[i]);
+        fputs("[]", w->f);
+    }
+    fputc(l->object ? '}' : ']', w->f);
     w->depth--;
-    fputc(bracket, w->f);
 }
 
-static void jw_u64(jw *w, const char *key, uint64_t v)
+/* Closes every level above k. */
+static void jw_close_to(jw *w, int k)
 {
-    jw_key(w, key);
-    fprintf(w->f, "%" PRIu64, v);
+    while (w->depth > k + 1) jw_close(w);
 }
 
-static void jw_i64(jw *w, const char *key, int64_t v)
+static void jw_owe(jw *w, int k, const char *a, const char *b)
 {
-    jw_key(w, key);
-    fprintf(w->f, "%" PRId64, v);
+    w->lv[k].lists[0] = a;
+    w->lv[k].lists[1] = b;
 }
 
-/* A string known to need no escaping (a kind or convention name). */
-static void jw_word(jw *w, const char *key, const char *s)
-{
-    jw_key(w, key);
-    fprintf(w->f, "\"%s\"", s);
-}
+/* ------------------------------------------------------------------------ */
+/* Values, from the layout                                                  */
+/* ------------------------------------------------------------------------ */
 
-static void jw_guid(jw *w, const char *key, const pcq_guid *g)
+static void jw_guid(jw *w, const pcq_guid *g)
 {
     char text[PCQ_GUID_TEXT_SIZE];
     pcq_guid_to_text(g, text);
-    jw_word(w, key, text);
+    fprintf(w->f, "\"%s\"", text);
 }
 
-static void jw_text(jw *w, const char *key, pcq_bytes s)
-{
-    jw_key(w, key);
-    pcq_quote_utf16(w->f, s.ptr, s.len, PCQ_QUOTE_JSON);
-}
-
-static void jw_null(jw *w, const char *key)
-{
-    jw_key(w, key);
-    fputs("null", w->f);
-}
-
-static void jw_hex(jw *w, const char *key, pcq_bytes s)
+/* One field's value (key already written). The value of a _PERF_COUNTER_DATA
+ * that is not 4 or 8 bytes is written as "hex" instead of "value". */
+static void jw_value(jw *w, const pcq_field_value *v)
 {
     size_t i;
-    jw_key(w, key);
-    fputc('"', w->f);
-    for (i = 0; i < s.len; i++) fprintf(w->f, "%02x", s.ptr[i]);
-    fputc('"', w->f);
-}
-
-/* {"kind": "<kind>", ... : the opening, once the buffer has decoded. */
-static void json_head(jw *w, pcq_kind kind)
-{
-    jw_open(w, NULL, '{');
-    jw_word(w, "kind", pcq_kind_name(kind));
-}
-
-static int json_tail(jw *w)
-{
-    jw_close(w, '}');
-    fputc('\n', w->f);
-    return PCQ_OK;
-}
-
-/* An iterator failed after the buffer had decoded: hand its error on. */
-static int iter_failed(const pcq_iter *it, int rc, pcq_error *err)
-{
-    *err = it->err;
-    return rc;
-}
-
-/* An indexed getter failed after the buffer had decoded (a library bug). */
-static int get_failed(int rc, size_t offset, const char *what, pcq_error *err)
-{
-    err->code = rc;
-    err->offset = offset;
-    err->what = what;
-    return rc;
-}
-
-/* ------------------------------------------------------------------------ */
-/* Shared pieces                                                            */
-/* ------------------------------------------------------------------------ */
-
-static void json_counter(jw *w, const char *key, const pcq_counter_reg *c)
-{
-    jw_open(w, key, '{');
-    jw_u64(w, "counter_id", c->counter_id);
-    jw_u64(w, "type", c->type);
-    jw_u64(w, "attrib", c->attrib);
-    jw_u64(w, "detail_level", c->detail_level);
-    jw_i64(w, "default_scale", c->default_scale);
-    jw_u64(w, "base_counter_id", c->base_counter_id);
-    jw_u64(w, "perf_time_id", c->perf_time_id);
-    jw_u64(w, "perf_freq_id", c->perf_freq_id);
-    jw_u64(w, "multi_id", c->multi_id);
-    jw_u64(w, "aggregate_func", c->aggregate_func);
-    jw_u64(w, "reserved", c->reserved);
-    jw_close(w, '}');
-}
-
-/* A _PERF_COUNTER_DATA: an integer when it is 4 or 8 bytes, else hex. */
-static void json_value(jw *w, const char *key, const pcq_value *v)
-{
-    jw_open(w, key, '{');
-    jw_u64(w, "data_size", v->data_size);
-    jw_u64(w, "size", v->size);
-    if (v->is_int)
-        jw_u64(w, "value", v->u64);
-    else
-        jw_hex(w, "hex", v->data);
-    jw_close(w, '}');
-}
-
-static int json_values(jw *w, pcq_iter *it, pcq_error *err)
-{
-    pcq_value v;
-    int rc;
-
-    jw_open(w, "values", '[');
-    while ((rc = pcq_values_next(it, &v)) == 1) json_value(w, NULL, &v);
-    if (rc < 0) return iter_failed(it, rc, err);
-    jw_close(w, ']');
-    return PCQ_OK;
-}
-
-static void json_counter_ids(jw *w, const pcq_block *b)
-{
-    uint32_t i;
-
-    jw_u64(w, "multi_size", b->multi_size);
-    jw_u64(w, "num_counters", b->num_counters);
-    jw_open(w, "counter_ids", '[');
-    for (i = 0; i < b->num_counters; i++) jw_u64(w, NULL, pcq_block_counter_id(b, i));
-    jw_close(w, ']');
-}
-
-/* ------------------------------------------------------------------------ */
-/* One function per kind                                                    */
-/* ------------------------------------------------------------------------ */
-
-static int json_counterset_info(jw *w, const uint8_t *buf, size_t len, const pcq_opts *opts,
-                                pcq_error *err)
-{
-    pcq_counterset_info csi;
-    pcq_counter_reg c;
-    uint32_t i;
-    int rc = pcq_decode_counterset_info(buf, len, opts, &csi, err);
-
-    if (rc != PCQ_OK) return rc;
-    json_head(w, PCQ_KIND_COUNTERSET_INFO);
-    jw_open(w, "counterset", '{');
-    jw_guid(w, "guid", &csi.set.guid);
-    jw_u64(w, "counterset_type", csi.set.counterset_type);
-    jw_u64(w, "detail_level", csi.set.detail_level);
-    jw_u64(w, "num_counters", csi.set.num_counters);
-    jw_u64(w, "instance_type", csi.set.instance_type);
-    jw_close(w, '}');
-    jw_open(w, "counters", '[');
-    for (i = 0; i < csi.set.num_counters; i++) {
-        rc = pcq_counterset_counter(&csi, i, &c);
-        if (rc != PCQ_OK)
-            return get_failed(rc, csi.counters_offset + 48u * (size_t)i,
-                              "_PERF_COUNTER_REG_INFO", err);
-        json_counter(w, NULL, &c);
-    }
-    jw_close(w, ']');
-    return json_tail(w);
-}
-
-static int json_counter_info(jw *w, const uint8_t *buf, size_t len, const pcq_opts *opts,
-                             pcq_error *err)
-{
-    pcq_counter_reg c;
-    int rc = pcq_decode_counter_info(buf, len, opts, &c, err);
-
-    if (rc != PCQ_OK) return rc;
-    json_head(w, PCQ_KIND_COUNTER_INFO);
-    json_counter(w, "counter", &c);
-    return json_tail(w);
-}
-
-static const char *convention_word(pcq_str_convention c)
-{
-    switch (c) {
-    case PCQ_STROFF_WIN32: return "win32";
-    case PCQ_STROFF_SPEC: return "spec";
-    default: return "none";
+    switch (v->kind) {
+    case PCQ_V_UNSIGNED: fprintf(w->f, "%" PRIu64, v->u); break;
+    case PCQ_V_SIGNED: fprintf(w->f, "%" PRId64, v->i); break;
+    case PCQ_V_GUID: jw_guid(w, &v->guid); break;
+    case PCQ_V_TEXT: pcq_quote_utf16(w->f, v->bytes.ptr, v->bytes.len, PCQ_QUOTE_JSON); break;
+    case PCQ_V_ABSENT: fputs("null", w->f); break;
+    case PCQ_V_WORD: fprintf(w->f, "\"%s\"", v->word); break;
+    default: /* PCQ_V_BYTES */
+        fputc('"', w->f);
+        for (i = 0; i < v->bytes.len; i++) fprintf(w->f, "%02x", v->bytes.ptr[i]);
+        fputc('"', w->f);
+        break;
     }
 }
 
-static int json_strings(jw *w, const uint8_t *buf, size_t len, const pcq_opts *opts,
-                        pcq_error *err)
+/* Writes the fields of an item into the object open at the top. A dotted
+ * key ("system_time.year") goes into a nested object of that name. */
+static void jw_fields(jw *w, const pcq_item *it)
 {
-    pcq_strings s;
-    pcq_string_entry e;
-    uint32_t i;
-    int rc = pcq_decode_strings(buf, len, opts, &s, err);
+    const pcq_struct_info *s = pcq_struct_info_of(it->type);
+    pcq_field_value v;
+    const char *dot, *group = NULL;
+    size_t i, glen = 0;
 
-    if (rc != PCQ_OK) return rc;
-    json_head(w, PCQ_KIND_STRINGS);
-    jw_u64(w, "size", s.size);
-    jw_u64(w, "num_counters", s.num_counters);
-    jw_word(w, "convention", convention_word(s.convention));
-    jw_open(w, "strings", '[');
-    for (i = 0; i < s.num_counters; i++) {
-        rc = pcq_strings_get(&s, i, &e);
-        if (rc != PCQ_OK)
-            return get_failed(rc, 8u + 8u * (size_t)i, "_STRING_COUNTER_HEADER", err);
-        jw_open(w, NULL, '{');
-        jw_u64(w, "counter_id", e.counter_id);
-        jw_u64(w, "offset", e.offset);
-        if (e.present)
-            jw_text(w, "text", e.text);
-        else
-            jw_null(w, "text");
-        jw_close(w, '}');
+    for (i = 0; i < s->nfields; i++) {
+        const pcq_field *f = &s->fields[i];
+        const char *key = f->key;
+        if (pcq_item_field(it, f, w->buf, w->len, &v) == PCQ_V_NONE) continue;
+        dot = strchr(key, '.');
+        if (group && (!dot || (size_t)(dot - key) != glen || strncmp(key, group, glen) != 0)) {
+            jw_close(w);
+            group = NULL;
+        }
+        if (dot && !group) { /* the group's object; closed before we return */
+            char name[32];
+            glen = (size_t)(dot - key) < sizeof name - 1 ? (size_t)(dot - key) : sizeof name - 1;
+            memcpy(name, key, glen);
+            name[glen] = '\0';
+            jw_open(w, name, 1);
+            w->lv[w->depth - 1].key = NULL;
+            group = key;
+        }
+        if (dot) key = dot + 1;
+        jw_key(w, f->type == PCQ_FT_VALUE && v.kind == PCQ_V_BYTES ? "hex" : key);
+        jw_value(w, &v);
     }
-    jw_close(w, ']');
-    return json_tail(w);
+    if (group) jw_close(w);
 }
 
-static int json_string(jw *w, const uint8_t *buf, size_t len, const pcq_opts *opts,
-                       pcq_error *err)
+/* The scalar of a one-field structure (an element of "counter_ids", "guids"). */
+static void jw_scalar(jw *w, const pcq_item *it)
 {
-    pcq_bytes text;
-    int rc = pcq_decode_string(buf, len, opts, &text, err);
-
-    if (rc != PCQ_OK) return rc;
-    json_head(w, PCQ_KIND_STRING);
-    jw_text(w, "text", text);
-    return json_tail(w);
-}
-
-static int json_guid(jw *w, const uint8_t *buf, size_t len, const pcq_opts *opts,
-                     pcq_error *err)
-{
-    pcq_guid g;
-    int rc = pcq_decode_guid(buf, len, opts, &g, err);
-
-    if (rc != PCQ_OK) return rc;
-    json_head(w, PCQ_KIND_GUID);
-    jw_guid(w, "guid", &g);
-    return json_tail(w);
-}
-
-static int json_guids(jw *w, const uint8_t *buf, size_t len, const pcq_opts *opts,
-                      pcq_error *err)
-{
-    pcq_guid_array a;
-    pcq_guid g;
-    size_t i;
-    int rc = pcq_decode_guids(buf, len, opts, &a, err);
-
-    if (rc != PCQ_OK) return rc;
-    json_head(w, PCQ_KIND_GUIDS);
-    jw_open(w, "guids", '[');
-    for (i = 0; i < a.count; i++) {
-        rc = pcq_guids_get(&a, i, &g);
-        if (rc != PCQ_OK) return get_failed(rc, 16u * i, "GUID", err);
-        jw_guid(w, NULL, &g);
-    }
-    jw_close(w, ']');
-    return json_tail(w);
-}
-
-static int json_instances(jw *w, const uint8_t *buf, size_t len, const pcq_opts *opts,
-                          pcq_error *err)
-{
-    pcq_iter it;
-    pcq_instance inst;
-    size_t count;
-    int rc = pcq_decode_instances(buf, len, opts, &count, err);
-
-    if (rc != PCQ_OK) return rc;
-    json_head(w, PCQ_KIND_INSTANCES);
-    jw_open(w, "instances", '[');
-    pcq_instances_begin(buf, len, &it);
-    while ((rc = pcq_instances_next(&it, &inst)) == 1) {
-        jw_open(w, NULL, '{');
-        jw_u64(w, "size", inst.size);
-        jw_u64(w, "instance_id", inst.instance_id);
-        jw_text(w, "name", inst.name);
-        jw_close(w, '}');
-    }
-    if (rc < 0) return iter_failed(&it, rc, err);
-    jw_close(w, ']');
-    return json_tail(w);
-}
-
-static void json_identifier(jw *w, const pcq_identifier *id)
-{
-    jw_open(w, NULL, '{');
-    jw_guid(w, "guid", &id->guid);
-    jw_u64(w, "status", id->status);
-    jw_u64(w, "size", id->size);
-    jw_u64(w, "counter_id", id->counter_id);
-    jw_u64(w, "instance_id", id->instance_id);
-    jw_u64(w, "index", id->index);
-    jw_u64(w, "reserved", id->reserved);
-    jw_text(w, "name", id->name);
-    jw_close(w, '}');
-}
-
-static int json_identifiers(jw *w, const uint8_t *buf, size_t len, const pcq_opts *opts,
-                            pcq_error *err)
-{
-    pcq_iter it;
-    pcq_identifier id;
-    size_t count;
-    int rc = pcq_decode_identifiers(buf, len, opts, &count, err);
-
-    if (rc != PCQ_OK) return rc;
-    json_head(w, PCQ_KIND_IDENTIFIERS);
-    jw_open(w, "identifiers", '[');
-    pcq_identifiers_begin(buf, len, &it);
-    while ((rc = pcq_identifiers_next(&it, &id)) == 1) json_identifier(w, &id);
-    if (rc < 0) return iter_failed(&it, rc, err);
-    jw_close(w, ']');
-    return json_tail(w);
+    pcq_field_value v;
+    if (pcq_item_field(it, &pcq_struct_info_of(it->type)->fields[0], w->buf, w->len, &v) == PCQ_V_NONE)
+        return;
+    jw_key(w, NULL);
+    jw_value(w, &v);
 }
 
 /* ------------------------------------------------------------------------ */
-/* data                                                                     */
+/* Where each structure goes                                                */
 /* ------------------------------------------------------------------------ */
 
-static void json_systemtime(jw *w, const pcq_systemtime *t)
+enum {
+    J_MERGE,
+    J_OBJECT,
+    J_LIST,
+    J_SCALAR
+};
+
+typedef struct jplace {
+    const char *key;
+    int mode;
+} jplace;
+
+static jplace jp(const char *key, int mode)
 {
-    jw_open(w, "system_time", '{');
-    jw_u64(w, "year", t->year);
-    jw_u64(w, "month", t->month);
-    jw_u64(w, "day_of_week", t->day_of_week);
-    jw_u64(w, "day", t->day);
-    jw_u64(w, "hour", t->hour);
-    jw_u64(w, "minute", t->minute);
-    jw_u64(w, "second", t->second);
-    jw_u64(w, "milliseconds", t->milliseconds);
-    jw_close(w, '}');
+    jplace p;
+    p.key = key;
+    p.mode = mode;
+    return p;
 }
 
-/* One instance of a type 4 block (its value) or a type 6 block (its values). */
-static int json_data_instance(jw *w, const pcq_data *d, const pcq_block *b,
-                              const pcq_data_instance *inst, pcq_error *err)
+/* Headers merge into the object that holds them (the buffer's, a block's);
+ * repeated structures go in lists; a one-value structure is an object. */
+static jplace place_of(const jw *w, const pcq_item *it)
 {
-    pcq_iter it;
-    int rc = PCQ_OK;
+    switch (it->type) {
+    case PCQ_S_COUNTERSET_REG_INFO: return jp("counterset", J_OBJECT);
+    case PCQ_S_COUNTER_REG_INFO:
+        return w->kind == PCQ_KIND_COUNTER_INFO ? jp("counter", J_OBJECT) : jp("counters", J_LIST);
+    case PCQ_S_STRING_COUNTER_HEADER: return jp("strings", J_LIST);
+    case PCQ_S_COUNTERSET_GUID: return jp("guids", J_SCALAR);
+    case PCQ_S_INSTANCE:
+    case PCQ_S_DATA_INSTANCE: return jp("instances", J_LIST);
+    case PCQ_S_COUNTER_IDENTIFIER: return jp("identifiers", J_LIST);
+    case PCQ_S_COUNTER_HEADER: return jp("blocks", J_LIST);
+    case PCQ_S_COUNTER_ID: return jp("counter_ids", J_SCALAR);
+    case PCQ_S_COUNTER_DATA: return it->single ? jp("value", J_OBJECT) : jp("values", J_LIST);
+    default: return jp(NULL, J_MERGE); /* the headers, _PERF_MULTI_*, a string, a GUID */
+    }
+}
 
-    jw_open(w, NULL, '{');
-    jw_u64(w, "size", inst->size);
-    jw_u64(w, "instance_id", inst->instance_id);
-    jw_text(w, "name", inst->name);
-    if (b->type == PCQ_PERF_MULTI_INSTANCES) {
-        json_value(w, "value", &inst->value);
+/* The lists a whole structure's object holds, written empty if nothing
+ * comes for them (so that the shape does not depend on the counts). */
+static void lists_of(jw *w, const pcq_item *it, int k)
+{
+    if (it->partial) return;
+    if (it->type == PCQ_S_COUNTER_HEADER) {
+        w->block_type = it->u.block.type;
+        switch (it->u.block.type) {
+        case PCQ_PERF_MULTI_COUNTERS: jw_owe(w, k, "counter_ids", "values"); break;
+        case PCQ_PERF_MULTI_INSTANCES: jw_owe(w, k, "instances", NULL); break;
+        case PCQ_PERF_COUNTERSET: jw_owe(w, k, "counter_ids", "instances"); break;
+        default: break;
+        }
+    }
+    if (it->type == PCQ_S_DATA_INSTANCE && w->block_type == PCQ_PERF_COUNTERSET) jw_owe(w, k, "values", NULL);
+}
+
+/* The buffer's own lists, by kind. */
+static void root_lists(jw *w)
+{
+    switch (w->kind) {
+    case PCQ_KIND_COUNTERSET_INFO: jw_owe(w, 0, "counters", NULL); break;
+    case PCQ_KIND_STRINGS: jw_owe(w, 0, "strings", NULL); break;
+    case PCQ_KIND_GUIDS: jw_owe(w, 0, "guids", NULL); break;
+    case PCQ_KIND_INSTANCES: jw_owe(w, 0, "instances", NULL); break;
+    case PCQ_KIND_IDENTIFIERS: jw_owe(w, 0, "identifiers", NULL); break;
+    case PCQ_KIND_DATA: jw_owe(w, 0, "blocks", NULL); break;
+    default: break;
+    }
+}
+
+/* Writes one item where it belongs. A partial item (the one the walk
+ * stopped in) keeps the fields read before the error. */
+static void json_item(jw *w, const pcq_item *it)
+{
+    jplace p = place_of(w, it);
+    int parent = it->depth == 0 ? 0 : w->ctx[it->depth - 1];
+    jlevel *top;
+
+    if (it->type == PCQ_S_NONE || (it->partial && it->size == 0)) return; /* nothing of it read */
+    top = w->depth > parent + 1 ? &w->lv[parent + 1] : NULL;              /* a list open in the parent */
+    if (p.mode == J_LIST || p.mode == J_SCALAR) {
+        if (top && !top->object && strcmp(top->key, p.key) == 0) { /* its list goes on */
+            jw_close_to(w, parent + 1);
+        } else {
+            jw_close_to(w, parent);
+            jw_owed(w, parent, p.key, 1);
+            jw_open(w, p.key, 0);
+        }
+        if (p.mode == J_SCALAR) {
+            jw_scalar(w, it);
+            return;
+        }
+        jw_open(w, NULL, 1);
     } else {
-        pcq_instance_values(d, inst, &it);
-        rc = json_values(w, &it, err);
+        jw_close_to(w, parent);
+        /* _PERF_MULTI_INSTANCES comes after the counter ids: those are done */
+        if (it->type == PCQ_S_MULTI_INSTANCES) jw_owed(w, parent, "instances", 0);
+        if (p.mode == J_OBJECT) jw_open(w, p.key, 1);
     }
-    jw_close(w, '}');
-    return rc;
+    jw_fields(w, it);
+    w->ctx[it->depth] = w->depth - 1;
+    lists_of(w, it, w->depth - 1);
 }
 
-static int json_block_instances(jw *w, const pcq_data *d, const pcq_block *b, pcq_error *err)
+/* "error": {"code", "offset", "field", "message"} into the buffer's object. */
+static void json_error(jw *w, const pcq_error *e)
 {
-    pcq_iter it;
-    pcq_data_instance inst;
-    int rc;
-
-    jw_u64(w, "instances_size", b->instances_size);
-    jw_u64(w, "num_instances", b->num_instances);
-    jw_open(w, "instances", '[');
-    pcq_block_instances(d, b, &it);
-    while ((rc = pcq_instances_of_block_next(&it, &inst)) == 1) {
-        rc = json_data_instance(w, d, b, &inst, err);
-        if (rc != PCQ_OK) return rc;
+    int i;
+    jw_close_to(w, 0);
+    for (i = 0; i < JW_LISTS && w->lv[0].lists[i]; i++) { /* the lists, empty, before it */
+        jw_key(w, w->lv[0].lists[i]);
+        fputs("[]", w->f);
     }
-    if (rc < 0) return iter_failed(&it, rc, err);
-    jw_close(w, ']');
-    return PCQ_OK;
+    w->lv[0].lists[0] = w->lv[0].lists[1] = NULL;
+    jw_open(w, "error", 1);
+    jw_key(w, "code");
+    fprintf(w->f, "\"%s\"", pcq_status_name(e->code));
+    jw_key(w, "offset");
+    fprintf(w->f, "%zu", e->offset);
+    jw_key(w, "field");
+    if (e->what)
+        fprintf(w->f, "\"%s\"", e->what);
+    else
+        fputs("null", w->f);
+    jw_key(w, "message");
+    fprintf(w->f, "\"%s\"", pcq_strerror(e->code));
+    jw_close(w);
 }
 
-static int json_block(jw *w, const pcq_data *d, const pcq_block *b, pcq_error *err)
+int pcq_json_emit(FILE *out, pcq_kind kind, const uint8_t *buf, size_t len, const pcq_opts *opts,
+                  pcq_error *err)
 {
-    pcq_iter it;
-    int rc = PCQ_OK;
-
-    jw_open(w, NULL, '{');
-    jw_u64(w, "status", b->status);
-    jw_u64(w, "type", b->type);
-    jw_u64(w, "size", b->size);
-    jw_u64(w, "reserved", b->reserved);
-    switch (b->type) {
-    case PCQ_PERF_SINGLE_COUNTER:
-        json_value(w, "value", &b->value);
-        break;
-    case PCQ_PERF_MULTI_COUNTERS:
-        json_counter_ids(w, b);
-        pcq_block_values(d, b, &it);
-        rc = json_values(w, &it, err);
-        break;
-    case PCQ_PERF_MULTI_INSTANCES:
-        rc = json_block_instances(w, d, b, err);
-        break;
-    case PCQ_PERF_COUNTERSET:
-        json_counter_ids(w, b);
-        rc = json_block_instances(w, d, b, err);
-        break;
-    default:   /* PERF_ERROR_RETURN: the header is all there is */
-        break;
-    }
-    jw_close(w, '}');
-    return rc;
-}
-
-static int json_data(jw *w, const uint8_t *buf, size_t len, const pcq_opts *opts,
-                     pcq_error *err)
-{
-    pcq_data d;
-    pcq_iter it;
-    pcq_block b;
-    int rc = pcq_decode_data(buf, len, opts, &d, err);
-
-    if (rc != PCQ_OK) return rc;
-    json_head(w, PCQ_KIND_DATA);
-    jw_u64(w, "total_size", d.total_size);
-    jw_u64(w, "num_counters", d.num_counters);
-    jw_u64(w, "perf_time_stamp", d.perf_time_stamp);
-    jw_u64(w, "perf_time_100nsec", d.perf_time_100nsec);
-    jw_u64(w, "perf_freq", d.perf_freq);
-    json_systemtime(w, &d.system_time);
-    jw_open(w, "blocks", '[');
-    pcq_data_blocks(&d, &it);
-    while ((rc = pcq_blocks_next(&it, &b)) == 1) {
-        rc = json_block(w, &d, &b, err);
-        if (rc != PCQ_OK) return rc;
-    }
-    if (rc < 0) return iter_failed(&it, rc, err);
-    jw_close(w, ']');
-    return json_tail(w);
-}
-
-/* ------------------------------------------------------------------------ */
-
-int pcq_json_emit(FILE *out, pcq_kind kind, const uint8_t *buf, size_t len,
-                  const pcq_opts *opts, pcq_error *err)
-{
+    pcq_walk walk;
+    pcq_item it;
     pcq_error scratch;
     jw w;
+    int rc;
 
-    w.f = out;
-    w.depth = 0;
     if (!err) err = &scratch;
-    switch (kind) {
-    case PCQ_KIND_COUNTERSET_INFO: return json_counterset_info(&w, buf, len, opts, err);
-    case PCQ_KIND_COUNTER_INFO: return json_counter_info(&w, buf, len, opts, err);
-    case PCQ_KIND_STRINGS: return json_strings(&w, buf, len, opts, err);
-    case PCQ_KIND_STRING: return json_string(&w, buf, len, opts, err);
-    case PCQ_KIND_GUID: return json_guid(&w, buf, len, opts, err);
-    case PCQ_KIND_GUIDS: return json_guids(&w, buf, len, opts, err);
-    case PCQ_KIND_INSTANCES: return json_instances(&w, buf, len, opts, err);
-    case PCQ_KIND_IDENTIFIERS: return json_identifiers(&w, buf, len, opts, err);
-    case PCQ_KIND_DATA: return json_data(&w, buf, len, opts, err);
-    default: return get_failed(PCQ_ERR_INVALID_ARG, 0, "kind", err);
+    memset(&w, 0, sizeof w);
+    w.f = out;
+    w.kind = kind;
+    w.buf = buf;
+    w.len = buf ? len : 0;
+    pcq_walk_begin(&walk, kind, buf, len, opts);
+    if (walk.err.code == PCQ_ERR_INVALID_ARG) {
+        *err = walk.err;
+        return walk.err.code;
     }
+    jw_open(&w, NULL, 1);
+    jw_key(&w, "kind");
+    fprintf(out, "\"%s\"", pcq_kind_name(kind));
+    root_lists(&w);
+    while ((rc = pcq_walk_next(&walk, &it)) == 1) json_item(&w, &it);
+    if (rc < 0) {
+        json_item(&w, &it);
+        json_error(&w, &walk.err);
+        *err = walk.err;
+    }
+    jw_close_to(&w, 0);
+    jw_close(&w);
+    fputc('\n', out);
+    return rc < 0 ? rc : PCQ_OK;
 }
