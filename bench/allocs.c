@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bench/allocs.c - counts heap calls made by the bench binary and the library
  * objects linked into it. Linked with

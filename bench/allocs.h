@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bench/allocs.h - heap-call counter (bench/allocs.c, via ld --wrap). */
 #ifndef PCQ_BENCH_ALLOCS_H
 #define PCQ_BENCH_ALLOCS_H
@@ -7,7 +8,7 @@
 extern volatile unsigned long bench_heap_calls;
 
 /* The linker flags that route those calls through bench/allocs.c. */
-#define BENCH_WRAP_FLAGS \
+#define BENCH_WRAP_FLAGS                                          \
     "-Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=free," \
     "--wrap=aligned_alloc,--wrap=posix_memalign,--wrap=strdup"
 

@@ -1,8 +1,11 @@
+# SPDX-License-Identifier: MIT
 # mk/bench.mk - speed benchmarks (bench/), included by the top-level Makefile:
 #
 #   make bench            build build/bench/pcq_bench with -O2, print the table (bench/RESULTS.md),
 #                         then instructions per input byte under callgrind when valgrind is there
-#   make bench-callgrind  the full callgrind table (every operation, every shape)
+#                         (validate and walk, and every hostile input)
+#   make bench-callgrind  the full callgrind table (every operation, every shape), and the
+#                         hostile inputs' instructions per byte (bench/callgrind.sh --hostile)
 #   make bench-hostile    build/bench/pcq_hostile: the worst inputs known (D11, D12), ns per
 #                         byte and x memcpy at 256 KiB, 1 MiB and 8 MiB (also run by make bench)
 #   make bench-clean
@@ -46,11 +49,13 @@ bench: $(BENCH_BIN) $(HOSTILE_BIN)
 	$(BENCH_BIN) $(BENCH_ARGS)
 	$(HOSTILE_BIN)
 	@if command -v valgrind >/dev/null 2>&1; then \
-	    sh bench/callgrind.sh --quick $(BENCH_BIN) $(BENCH_CG_PASSES); \
+	    sh bench/callgrind.sh --quick $(BENCH_BIN) $(BENCH_CG_PASSES) && \
+	    sh bench/callgrind.sh --hostile $(HOSTILE_BIN) 1; \
 	else echo "valgrind not found: instructions per byte not measured (make bench-callgrind)"; fi
 
-bench-callgrind: $(BENCH_BIN)
+bench-callgrind: $(BENCH_BIN) $(HOSTILE_BIN)
 	sh bench/callgrind.sh $(BENCH_BIN) $(BENCH_CG_PASSES)
+	sh bench/callgrind.sh --hostile $(HOSTILE_BIN) 1
 
 bench-clean:
 	rm -f $(BENCH_BIN) $(HOSTILE_BIN)
