@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # pcq - GNU Makefile
 #
 #   make              build libpcq.a and ./pcqdump, then decode a bundled vector
@@ -61,7 +62,7 @@ LIB_SRCS    := pcq_codec.c pcq_calc.c
 TOOL_MAIN   := tools/pcqdump/pcqdump.c
 TOOL_SRCS   := $(filter-out $(TOOL_MAIN),$(wildcard tools/pcqdump/*.c))
 TEST_SRCS   := $(wildcard test/test_*.c)
-TESTLIB_SRCS := $(filter-out $(TEST_SRCS),$(wildcard test/*.c))
+TESTLIB_SRCS := $(filter-out $(TEST_SRCS),$(wildcard test/*.c)) $(wildcard fuzz/fz_*.c)
 
 LIB      := $(OUT)/libpcq.a
 TOOLLIB  := $(OBJ)/libpcqtool.a
@@ -74,14 +75,14 @@ TESTLIB_OBJS := $(TESTLIB_SRCS:%.c=$(OBJ)/%.o)
 ALL_OBJS     := $(LIB_OBJS) $(TOOL_OBJS) $(TESTLIB_OBJS) \
                 $(TOOL_MAIN:%.c=$(OBJ)/%.o) $(TEST_SRCS:%.c=$(OBJ)/%.o)
 
-INCLUDES := -I. -Itools/pcqdump -Itest
+INCLUDES := -I. -Itools/pcqdump -Itest -Ifuzz
 
 # The demo: a realistic data buffer when the vectors have one, else any good one.
 DEMO_PREFERRED := vectors/data/processor-information.hex
 DEMO ?= $(firstword $(wildcard $(DEMO_PREFERRED)) \
                     $(patsubst %.json,%.hex,$(wildcard vectors/data/*.json)))
 
-.PHONY: all build demo check check-variant check-cli check-cxx check-knobs install uninstall clean
+.PHONY: all build demo check check-variant check-cli check-cxx check-knobs check-format check-spdx install uninstall clean
 .DEFAULT_GOAL := all
 
 all: build demo
@@ -159,7 +160,7 @@ check:
 	      || echo "$$v (build): 0 passed, 1 failed" >> $(RESULTS); \
 	  done; \
 	done
-	@$(MAKE) --no-print-directory check-cxx check-knobs $(CHECK_EXTRA)
+	@$(MAKE) --no-print-directory check-cxx check-knobs check-format check-spdx $(CHECK_EXTRA)
 	@echo "== summary"
 	@awk '{ print "  " $$0 }' $(RESULTS)
 	@awk '{ p += $$(NF-3); f += $$(NF-1) } \
@@ -190,7 +191,8 @@ check-variant: $(LIB)
 
 # pcqdump on every vector, as a user runs it: a good vector decodes (exit 0,
 # output on stdout; exit 3 under --strict when it has a .diag), a malformed one
-# exits 1 with a message on stderr and prints nothing on stdout.
+# exits 1 with a message on stderr, having printed what it read and then the
+# error (the tree's "** malformed" line, the JSON's "error" member).
 CLI_OUT := $(OBJ)/cli
 check-cli: $(PCQDUMP)
 	@pass=0; fail=0; \
@@ -206,7 +208,8 @@ check-cli: $(PCQDUMP)
 	    if [ $$rc != $$want ]; then why="exit status $$rc, expected $$want"; \
 	    elif [ $$want = 0 ] && [ ! -s $(CLI_OUT).out ]; then why="printed nothing"; \
 	    elif [ $$want != 0 ] && [ ! -s $(CLI_OUT).err ]; then why="no message on stderr"; \
-	    elif [ $$want = 1 ] && [ -s $(CLI_OUT).out ]; then why="printed output for a malformed buffer"; \
+	    elif [ $$want = 1 ] && ! grep -q '"error": {"code": \|\*\* malformed: ' $(CLI_OUT).out; then \
+	      why="did not show the error after what it read"; \
 	    fi; \
 	    if [ -z "$$why" ]; then pass=$$((pass + 1)); else \
 	      fail=$$((fail + 1)); \
@@ -228,7 +231,12 @@ check-cli: $(PCQDUMP)
 	  fi; \
 	done; \
 	echo "pcqdump: $$pass passed, $$fail failed"; \
-	echo "$(VARIANT) pcqdump: $$pass passed, $$fail failed" >> $(RESULTS)
+	echo "$(VARIANT) pcqdump: $$pass passed, $$fail failed" >> $(RESULTS); \
+	sh test/cli/hostile.sh $(PCQDUMP) > $(CLI_OUT).hostile 2>&1; \
+	line=$$(tail -n 1 $(CLI_OUT).hostile); \
+	echo "$$line" | grep -Eq '^hostile: [0-9]+ passed, [0-9]+ failed$$' || line="hostile: 0 passed, 1 failed"; \
+	grep -v '^hostile:' $(CLI_OUT).hostile; echo "$$line"; \
+	echo "$(VARIANT) $$line" >> $(RESULTS)
 
 # The library compiles as C++ (with every C++ compiler present).
 CHECK_CXXS ?= $(CXX) $(if $(CLANG),$(shell command -v clang++ 2>/dev/null))
@@ -244,7 +252,7 @@ check-cxx:
 
 # The library compiles with each knob of pcq_codec.h set.
 KNOBS ?= -DPCQ_NO_ENCODER -DPCQ_NO_CALC -DPCQ_MAX_COUNTERS=1 -DPCQ_MAX_INSTANCES=0x7fffffff \
-         -DPCQ_COOK_WORK_MIN=0 -DPCQ_COOK_WORK_PER_BYTE=0 -DPCQ_PAIR_CHECK_MAX=0 -DPCQ_API=extern
+         -DPCQ_PAIR_CHECK_MAX=1 -DPCQ_API=extern
 check-knobs:
 	@for knob in $(KNOBS); do \
 	  echo "== check: the library with $$knob"; \
@@ -255,29 +263,130 @@ check-knobs:
 	  fi; \
 	done
 
+# The C sources against .clang-format (with clang-format 14; skipped, and
+# said so, without it).
+check-format:
+	@echo "== check: format"
+	@mkdir -p $(OBJ); sh ci/check-format.sh > $(OBJ)/format.log 2>&1; cat $(OBJ)/format.log; \
+	  echo "format: $$(tail -n 1 $(OBJ)/format.log | sed 's/^check-format: \([0-9]* passed, [0-9]* failed\).*/\1/')" >> $(RESULTS)
+
 # ---------------------------------------------------------------------------
-# make install
+# The shared library: make shared (make install builds it too; make does not).
+# The same sources as libpcq.a, compiled -fPIC -fvisibility=hidden with
+# PCQ_BUILD_SHARED, so that it exports only the functions declared PCQ_API in
+# pcq_codec.h. ELF platforms (GNU ld, gold, lld); SHARED=0 leaves it out.
+#
+# Soname policy (docs/packaging.md): the soname names the ABI. From 1.0 on it
+# is libpcq.so.<major>; before 1.0 any minor release may change the ABI (the
+# structs the caller allocates are part of it), so it is libpcq.so.0.<minor>:
+#   libpcq.so.0.2.0            the library (PCQ_VERSION_STRING)
+#   libpcq.so.0.2 -> it        the soname, what programs load
+#   libpcq.so -> libpcq.so.0.2 for -lpcq at link time
+# The CMake and Meson builds name and version it the same way.
+# ---------------------------------------------------------------------------
+VERSION_MAJOR := $(shell sed -n 's/^\#define PCQ_VERSION_MAJOR  *\([0-9][0-9]*\).*/\1/p' pcq_codec.h)
+VERSION_MINOR := $(shell sed -n 's/^\#define PCQ_VERSION_MINOR  *\([0-9][0-9]*\).*/\1/p' pcq_codec.h)
+SOVERSION     := $(if $(filter 0,$(VERSION_MAJOR)),0.$(VERSION_MINOR),$(VERSION_MAJOR))
+SHARED        ?= 1
+SHLIB_REAL    := libpcq.so.$(VERSION)
+SHLIB_SONAME  := libpcq.so.$(SOVERSION)
+SHLIB_DIR     := $(dir $(OBJ))lib
+SHLIB         := $(SHLIB_DIR)/$(SHLIB_REAL)
+PIC_OBJS      := $(LIB_SRCS:%.c=$(OBJ)/pic/%.o)
+SHLIB_CFLAGS  := -fPIC -fvisibility=hidden -DPCQ_BUILD_SHARED
+# --no-undefined: a missing -lm fails here, not in the program that loads it.
+SHLIB_LDFLAGS := -shared -Wl,-soname,$(SHLIB_SONAME) $(if $(filter 1,$(SAN)),,-Wl,--no-undefined)
+
+.PHONY: shared
+shared: $(SHLIB)
+
+$(PIC_OBJS): $(OBJ)/pic/%.o: %.c
+	@mkdir -p $(@D)
+	$(SAY) CC "$< (shared)"
+	$(Q)$(CC) $(CPPFLAGS) $(WARN) -Werror $(CFLAGS) $(XFLAGS) $(SHLIB_CFLAGS) -MMD -MP -c $< -o $@
+
+$(SHLIB): $(PIC_OBJS)
+	@mkdir -p $(@D)
+	$(SAY) LD $@
+	$(Q)$(CC) $(CFLAGS) $(XFLAGS) $(LDFLAGS) $(SHLIB_LDFLAGS) $^ $(LDLIBS) -o $@
+	$(Q)ln -sf $(SHLIB_REAL) $(SHLIB_DIR)/$(SHLIB_SONAME)
+	$(Q)ln -sf $(SHLIB_SONAME) $(SHLIB_DIR)/libpcq.so
+
+-include $(PIC_OBJS:.o=.d)
+
+# Every source and build file names its license (LICENSE; ci/check-spdx.sh).
+check-spdx:
+	@echo "== check: SPDX lines"
+	@mkdir -p $(OBJ); if sh ci/check-spdx.sh > $(OBJ)/spdx.log 2>&1; then r="1 passed, 0 failed"; \
+	  else r="0 passed, 1 failed"; fi; cat $(OBJ)/spdx.log; echo "spdx: $$r" >> $(RESULTS)
+
+# ---------------------------------------------------------------------------
+# make install PREFIX=/usr/local DESTDIR= ; make uninstall removes the same files.
+#   $(INCLUDEDIR)/pcq_codec.h
+#   $(LIBDIR)/libpcq.a, the shared library and its two links (SHARED=1)
+#   $(PKGCONFIGDIR)/pcq.pc                       pkg-config --cflags --libs pcq
+#   $(CMAKEDIR)/pcq{Config,ConfigVersion,Targets}.cmake
+#                                  find_package(pcq CONFIG) and pcq::pcq
+#   $(BINDIR)/pcqdump
+# The CMake files come from templates under cmake/ (no cmake needed here). When
+# LIBDIR, INCLUDEDIR and CMAKEDIR are below PREFIX, pcq.pc and the CMake files
+# name them relative to the prefix (${prefix}, the CMake file's own place), so
+# a tree installed with DESTDIR can be used where it lies. Run ldconfig after
+# installing the shared library into a system directory.
 # ---------------------------------------------------------------------------
 PREFIX       ?= /usr/local
 BINDIR       ?= $(PREFIX)/bin
 LIBDIR       ?= $(PREFIX)/lib
 INCLUDEDIR   ?= $(PREFIX)/include
 PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+CMAKEDIR     ?= $(LIBDIR)/cmake/pcq
 
-install: $(LIB) $(PCQDUMP)
+pcq_empty :=
+pcq_space := $(pcq_empty) $(pcq_empty)
+# $(call pcq_below_prefix,DIR,PREFIX-TEXT): DIR with PREFIX replaced by PREFIX-TEXT
+# when DIR is below PREFIX, else DIR itself.
+pcq_below_prefix = $(if $(filter $(PREFIX)/%,$(1)),$(2)/$(patsubst $(PREFIX)/%,%,$(1)),$(1))
+# The prefix as the CMake files find it: ../.. from $(CMAKEDIR), one .. per level.
+PCQ_CMAKE_UP     = $(subst $(pcq_space),/,$(patsubst %,..,$(subst /, ,$(patsubst $(PREFIX)/%,%,$(CMAKEDIR)))))
+PCQ_CMAKE_PREFIX = $(if $(filter $(PREFIX)/%,$(CMAKEDIR)),$${CMAKE_CURRENT_LIST_DIR}/$(PCQ_CMAKE_UP),$(PREFIX))
+PCQ_SIZEOF_VOID_P = $(shell echo | $(CC) -dM -E - 2>/dev/null | sed -n 's/^\#define __SIZEOF_POINTER__ //p')
+PCQ_CMAKE_FILES := pcqConfig.cmake pcqConfigVersion.cmake pcqTargets.cmake
+PCQ_SUBST = sed -e 's|@PREFIX@|$(PREFIX)|g' \
+	  -e 's|@LIBDIR@|$(call pcq_below_prefix,$(LIBDIR),$${prefix})|g' \
+	  -e 's|@INCLUDEDIR@|$(call pcq_below_prefix,$(INCLUDEDIR),$${prefix})|g' \
+	  -e 's|@VERSION@|$(VERSION)|g' -e 's|@SOVERSION@|$(SOVERSION)|g' \
+	  -e 's|@PCQ_CMAKE_PREFIX@|$(PCQ_CMAKE_PREFIX)|g' \
+	  -e 's|@PCQ_CMAKE_LIBDIR@|$(call pcq_below_prefix,$(LIBDIR),$${_pcq_prefix})|g' \
+	  -e 's|@PCQ_CMAKE_INCLUDEDIR@|$(call pcq_below_prefix,$(INCLUDEDIR),$${_pcq_prefix})|g' \
+	  -e 's|@PCQ_SHLIB@|$(SHLIB_REAL)|g' -e 's|@PCQ_SONAME@|$(SHLIB_SONAME)|g' \
+	  -e 's|@PCQ_SIZEOF_VOID_P@|$(PCQ_SIZEOF_VOID_P)|g'
+
+install: $(LIB) $(PCQDUMP) $(if $(filter 1,$(SHARED)),$(SHLIB))
 	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) \
-	  $(DESTDIR)$(PKGCONFIGDIR)
+	  $(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(CMAKEDIR)
 	$(INSTALL) -m 644 $(LIB) $(DESTDIR)$(LIBDIR)/libpcq.a
+ifeq ($(SHARED),1)
+	$(INSTALL) -m 644 $(SHLIB) $(DESTDIR)$(LIBDIR)/$(SHLIB_REAL)
+	ln -sf $(SHLIB_REAL) $(DESTDIR)$(LIBDIR)/$(SHLIB_SONAME)
+	ln -sf $(SHLIB_SONAME) $(DESTDIR)$(LIBDIR)/libpcq.so
+endif
 	$(INSTALL) -m 644 pcq_codec.h $(DESTDIR)$(INCLUDEDIR)/pcq_codec.h
 	$(INSTALL) -m 755 $(PCQDUMP) $(DESTDIR)$(BINDIR)/pcqdump
-	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' \
-	    -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|g' -e 's|@VERSION@|$(VERSION)|g' \
-	    pcq.pc.in > $(DESTDIR)$(PKGCONFIGDIR)/pcq.pc
-	chmod 644 $(DESTDIR)$(PKGCONFIGDIR)/pcq.pc
+	@echo "write $(DESTDIR)$(PKGCONFIGDIR)/pcq.pc"
+	$(Q)$(PCQ_SUBST) pcq.pc.in > $(DESTDIR)$(PKGCONFIGDIR)/pcq.pc
+	$(Q)chmod 644 $(DESTDIR)$(PKGCONFIGDIR)/pcq.pc
+	@echo "write $(PCQ_CMAKE_FILES:%=$(DESTDIR)$(CMAKEDIR)/%)"
+	$(Q)for f in $(PCQ_CMAKE_FILES); do \
+	  $(PCQ_SUBST) cmake/$$f.in > $(DESTDIR)$(CMAKEDIR)/$$f && chmod 644 $(DESTDIR)$(CMAKEDIR)/$$f || exit 1; \
+	done
 
+# Whatever SHARED was at install time; the directory $(CMAKEDIR) is pcq's own.
 uninstall:
-	rm -f $(DESTDIR)$(LIBDIR)/libpcq.a $(DESTDIR)$(INCLUDEDIR)/pcq_codec.h \
-	      $(DESTDIR)$(BINDIR)/pcqdump $(DESTDIR)$(PKGCONFIGDIR)/pcq.pc
+	rm -f $(DESTDIR)$(LIBDIR)/libpcq.a $(DESTDIR)$(LIBDIR)/$(SHLIB_REAL) \
+	      $(DESTDIR)$(LIBDIR)/$(SHLIB_SONAME) $(DESTDIR)$(LIBDIR)/libpcq.so \
+	      $(DESTDIR)$(INCLUDEDIR)/pcq_codec.h $(DESTDIR)$(BINDIR)/pcqdump \
+	      $(DESTDIR)$(PKGCONFIGDIR)/pcq.pc $(PCQ_CMAKE_FILES:%=$(DESTDIR)$(CMAKEDIR)/%)
+	rmdir $(DESTDIR)$(CMAKEDIR) 2>/dev/null || true
 
 clean:
 	rm -rf build libpcq.a pcqdump

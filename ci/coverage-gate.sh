@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # ci/coverage-gate.sh - line and branch coverage of chosen source files, from
 # `llvm-cov show -show-line-counts -show-branches=count` of each file
 # (mk/hardening.mk writes build/hardening/cov/show-<file>.txt).

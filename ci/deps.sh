@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # ci/deps.sh - installs (apt-get, Debian 12, as root) what the hardening runs
 # need, only when it is missing. Run from anywhere.
 #
@@ -6,7 +7,8 @@
 #
 #   fuzz      clang and its runtimes (libFuzzer, ASan, UBSan): clang, libclang-rt-dev
 #   coverage  clang and llvm-profdata / llvm-cov: clang, llvm
-#   m32       gcc able to build and link -m32: gcc-multilib
+#   m32       gcc able to build and link -m32: gcc-multilib; where the kernel
+#             does not run i386 programs (no IA32 emulation), qemu-user-static
 #   s390x     cross gcc and libc for s390x, qemu-user: gcc-s390x-linux-gnu,
 #             libc6-dev-s390x-cross, qemu-user-static
 #   cxx       g++
@@ -22,7 +24,15 @@ rt_ok() { ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a >
 m32_ok() {
   local d rc; d=$(mktemp -d)
   printf '#include <math.h>\nint main(void) { return (int)sqrt(0.0); }\n' > "$d/t.c"
-  ${CC:-cc} -m32 "$d/t.c" -o "$d/t" -lm >/dev/null 2>&1 && "$d/t"; rc=$?
+  ${CC:-cc} -m32 "$d/t.c" -o "$d/t" -lm >/dev/null 2>&1; rc=$?
+  rm -rf "$d"; return $rc
+}
+# Whether the kernel runs a 32-bit x86 program itself (mk/hardening.mk asks the
+# same and runs the m32 tests under qemu-i386 when it does not).
+m32_runs() {
+  local d rc; d=$(mktemp -d)
+  printf 'int main(void) { return 0; }\n' > "$d/t.c"
+  ${CC:-cc} -m32 "$d/t.c" -o "$d/t" >/dev/null 2>&1 && "$d/t" 2>/dev/null; rc=$?
   rm -rf "$d"; return $rc
 }
 gcc_major() { gcc -dumpversion 2>/dev/null | cut -d. -f1; }
@@ -31,7 +41,8 @@ for what in "$@"; do
     fuzz) have clang || add clang; rt_ok || add libclang-rt-dev ;;
     coverage) have clang || add clang
               have llvm-profdata || ls /usr/lib/llvm-*/bin/llvm-profdata >/dev/null 2>&1 || add llvm ;;
-    m32) m32_ok || add "gcc-$(gcc_major)-multilib" ;;
+    m32) m32_ok || add "gcc-$(gcc_major)-multilib"
+         m32_runs || have qemu-i386-static || have qemu-i386 || add qemu-user-static ;;
     s390x) have s390x-linux-gnu-gcc || add gcc-s390x-linux-gnu libc6-dev-s390x-cross
            [ -e /usr/s390x-linux-gnu/lib/libc.a ] || add libc6-dev-s390x-cross
            have qemu-s390x-static || have qemu-s390x || add qemu-user-static ;;

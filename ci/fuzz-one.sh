@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # ci/fuzz-one.sh - one libFuzzer target for a bounded time. `make fuzz-run`
 # calls it once per target, FUZZ_JOBS at a time; run it by hand the same way.
 #

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # ci/fuzz.sh - the fuzzing step of CI: installs clang's runtimes if missing,
 # builds the libFuzzer targets, replays the committed corpora and crashers
 # (ASan + UBSan, $CC and clang), then runs each target for FUZZ_SECONDS

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # ci/portability.sh - the test suite and the fuzz corpus replay on other
 # platforms: a 32-bit build, big-endian s390x under qemu-user, the library
 # compiled as C++, and valgrind. Installs what each needs (ci/deps.sh), runs

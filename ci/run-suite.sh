@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # ci/run-suite.sh - runs test binaries and fuzz replays of one build variant
 # (called by mk/hardening.mk; run from anywhere, it works from the top of the tree).
 #

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # mk/hardening.mk - fuzzing, sanitizer replay, the coverage gate and the
 # portability runs. Included by the Makefile (include mk/*.mk); it also works
 # alone: make -f mk/hardening.mk <target>. Keeps the default goal.
@@ -26,16 +27,18 @@
 # ---- what to build (defaults for a standalone run) --------------------------
 PCQ_LIB_SRCS          ?= pcq_codec.c pcq_calc.c
 PCQ_TEST_SRCS         ?= $(wildcard test/test_*.c)
-PCQ_TEST_SUPPORT_SRCS ?= $(filter-out $(PCQ_TEST_SRCS),$(wildcard test/*.c)) \
+PCQ_TEST_SUPPORT_SRCS ?= $(filter-out $(PCQ_TEST_SRCS),$(wildcard test/*.c)) $(wildcard fuzz/fz_*.c) \
                          $(filter-out tools/pcqdump/pcqdump.c,$(wildcard tools/pcqdump/*.c))
 PCQ_INCLUDES          ?= -I. -Itools/pcqdump -Itest -Ifuzz
 PCQ_HARDEN_WARN       ?= -std=c99 -Wall -Wextra -Wpedantic -Wshadow -Wcast-qual -Wcast-align \
                          -Wstrict-prototypes -Wundef -Wconversion
 PCQ_HARDEN_CXXWARN    ?= -std=c++11 -Wall -Wextra -Wpedantic -Wshadow -Wcast-qual -Wcast-align \
                          -Wundef -Wconversion
-PCQ_HARDEN_HDRS       := pcq_codec.h fuzz/fuzz_util.h $(wildcard test/*.h tools/pcqdump/*.h)
+PCQ_HARDEN_HDRS       := pcq_codec.h $(wildcard fuzz/*.h test/*.h tools/pcqdump/*.h)
 
-FUZZ_TARGETS  ?= $(patsubst fuzz/fuzz_%.c,%,$(filter-out fuzz/fuzz_util.c,$(wildcard fuzz/fuzz_*.c)))
+# Targets are fuzz/fuzz_<name>.c; what they share is fuzz/fz_*.c (fuzz/fz_internal.h).
+FUZZ_TARGETS  ?= $(patsubst fuzz/fuzz_%.c,%,$(wildcard fuzz/fuzz_*.c))
+FUZZ_SUPPORT  := $(wildcard fuzz/fz_*.c)
 FUZZ_CC       ?= clang
 FUZZ_CFLAGS   ?= -g -O1 -fno-omit-frame-pointer
 FUZZ_SAN      ?= -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
@@ -63,6 +66,9 @@ LLVM_COV      ?= $(firstword $(shell command -v llvm-cov 2>/dev/null) \
                   $(wildcard /usr/lib/llvm-*/bin/llvm-cov) llvm-cov)
 
 M32_CC        ?= $(CC)
+# Some kernels (no IA32 emulation, gVisor) refuse i386 programs with "Exec
+# format error"; the m32 tests then run under qemu-user, decided at run time.
+QEMU_I386     ?= $(firstword $(shell command -v qemu-i386-static qemu-i386 2>/dev/null) qemu-i386-static)
 S390X_CC      ?= s390x-linux-gnu-gcc
 QEMU_S390X    ?= $(firstword $(shell command -v qemu-s390x-static qemu-s390x 2>/dev/null) \
                   qemu-s390x-static)
@@ -103,7 +109,7 @@ $(HARDEN_OUT)/$(1)/test_%: $(HARDEN_OUT)/$(1)/obj/test/test_%.o $$(HV_$(1)_SUP) 
 	$(HQ)$(5) $(3) $$^ -lm -o $$@
 
 $(HARDEN_OUT)/$(1)/fuzz_%: $(HARDEN_OUT)/$(1)/obj/fuzz/fuzz_%.o \
-    $(HARDEN_OUT)/$(1)/obj/fuzz/fuzz_util.o $(HARDEN_OUT)/$(1)/obj/fuzz/replay_main.o \
+    $$(FUZZ_SUPPORT:%.c=$(HARDEN_OUT)/$(1)/obj/%.o) $(HARDEN_OUT)/$(1)/obj/fuzz/replay_main.o \
     $$(HV_$(1)_LIB)
 	$$(HSAY) "LD [$(1)]" $$@
 	$(HQ)$(5) $(3) $$^ -lm -o $$@
@@ -111,7 +117,8 @@ $(HARDEN_OUT)/$(1)/fuzz_%: $(HARDEN_OUT)/$(1)/obj/fuzz/fuzz_%.o \
 # Objects are kept between runs (make would delete them as intermediates).
 .SECONDARY: $$(HV_$(1)_LIB) $$(HV_$(1)_SUP) \
     $$(PCQ_TEST_SRCS:%.c=$(HARDEN_OUT)/$(1)/obj/%.o) \
-    $$(patsubst %,$(HARDEN_OUT)/$(1)/obj/fuzz/fuzz_%.o,$$(FUZZ_TARGETS) util) \
+    $$(patsubst %,$(HARDEN_OUT)/$(1)/obj/fuzz/fuzz_%.o,$$(FUZZ_TARGETS)) \
+    $$(FUZZ_SUPPORT:%.c=$(HARDEN_OUT)/$(1)/obj/%.o) \
     $(HARDEN_OUT)/$(1)/obj/fuzz/replay_main.o
 endef
 
@@ -121,8 +128,7 @@ $(eval $(call pcq_harden_variant,replay,$(REPLAY_CC),$(REPLAY_FLAGS),\
 # cov: clang source-based coverage. covlim: the same with the compile-time caps
 # lowered (COV_KNOBS), so the corpus reaches the PCQ_ERR_LIMIT paths with small
 # inputs; its replays run too, and the profiles are merged.
-COV_KNOBS ?= -DPCQ_MAX_COUNTERS=16 -DPCQ_MAX_INSTANCES=16 -DPCQ_PAIR_CHECK_MAX=8 \
-             -DPCQ_COOK_WORK_MIN=0 -DPCQ_COOK_WORK_PER_BYTE=0
+COV_KNOBS ?= -DPCQ_MAX_COUNTERS=16 -DPCQ_MAX_INSTANCES=16 -DPCQ_PAIR_CHECK_MAX=8
 $(eval $(call pcq_harden_variant,cov,$(COV_CC),$(COV_FLAGS),\
   $(COV_CC) $(COV_FLAGS) -c $$< -o $$@,$(COV_CC)))
 $(eval $(call pcq_harden_variant,covlim,$(COV_CC),$(COV_FLAGS) $(COV_KNOBS),\
@@ -135,7 +141,7 @@ M32_FLAGS ?= -m32 -g -O1 -isystem $(M32_SHIM)
 $(eval $(call pcq_harden_variant,m32,$(M32_CC),$(M32_FLAGS),\
   $(M32_CC) $(M32_FLAGS) $(PCQ_HARDEN_WARN) $(HARDEN_WERROR) -c $$< -o $$@,$(M32_CC)))
 $(HV_m32_LIB) $(HV_m32_SUP) $(PCQ_TEST_SRCS:%.c=$(HV_m32)/obj/%.o) \
-  $(patsubst %,$(HV_m32)/obj/fuzz/fuzz_%.o,$(FUZZ_TARGETS) util) \
+  $(patsubst %,$(HV_m32)/obj/fuzz/fuzz_%.o,$(FUZZ_TARGETS)) $(FUZZ_SUPPORT:%.c=$(HV_m32)/obj/%.o) \
   $(HV_m32)/obj/fuzz/replay_main.o: | $(M32_SHIM)/asm
 $(M32_SHIM)/asm:
 	@mkdir -p $(@D)
@@ -157,7 +163,7 @@ HARDEN_SUITE := sh ci/run-suite.sh
         check-cxx-tests check-valgrind hardening-clean
 
 # ---- libFuzzer ---------------------------------------------------------------
-FUZZ_COMMON := fuzz/fuzz_util.c $(PCQ_LIB_SRCS)
+FUZZ_COMMON := $(FUZZ_SUPPORT) $(PCQ_LIB_SRCS)
 FUZZ_EXES   := $(FUZZ_TARGETS:%=$(FUZZ_BIN)/fuzz_%)
 
 $(FUZZ_BIN)/fuzz_%: fuzz/fuzz_%.c $(FUZZ_COMMON) $(PCQ_HARDEN_HDRS)
@@ -216,7 +222,12 @@ coverage-gate: coverage
 
 # ---- portability ---------------------------------------------------------------
 check-m32: $(HV_m32_TESTS) $(HV_m32_REPLAYS) $(HV_replay_REPLAYS)
-	@$(HARDEN_SUITE) check-m32 --results "$(FUZZ_RESULTS)" $(HV_m32_TESTS) --replay $(HV_m32) --compare $(HV_replay)
+	@printf 'int main(void) { return 0; }\n' > $(HV_m32)/probe.c && \
+	  $(M32_CC) -m32 $(HV_m32)/probe.c -o $(HV_m32)/probe && \
+	  if $(HV_m32)/probe 2>/dev/null; then runner=; else runner="$(QEMU_I386)"; \
+	    echo "check-m32: this kernel does not run i386 programs; running them under $$runner"; fi; \
+	  $(HARDEN_SUITE) check-m32 --results "$(FUZZ_RESULTS)" $${runner:+--runner "$$runner"} \
+	    $(HV_m32_TESTS) --replay $(HV_m32) --compare $(HV_replay)
 
 check-s390x: $(HV_s390x_TESTS) $(HV_s390x_REPLAYS) $(HV_replay_REPLAYS)
 	@command -v $(QEMU_S390X) >/dev/null 2>&1 || \
