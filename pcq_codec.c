@@ -3889,7 +3889,7 @@ static PCQ_INLINE int wr_unit_complete(const pcq_writer *w)
  * Size covers header, name, NUL and padding; the values follow it. */
 int pcq_put_data_instance(pcq_writer *w, uint32_t instance_id, const uint8_t *name16, size_t nbytes)
 {
-    uint32_t size;
+    uint32_t size = 0; /* set by wr_named_size (gcc -O1 cannot tell) */
     int rc = wr_enter(w, WR_BLOCK);
 
     if (rc != PCQ_OK) return rc;
