@@ -593,7 +593,11 @@ static int dissect_response(tvbuff_t *tvb, int off, packet_info *pinfo, proto_tr
      * what is remembered of a reply depends on it */
     if (end >= 0) status = tvb_get_guint32(tvb, end, DREP_ENC_INTEGER(drep));
     if (opnum == 3 || opnum == 4) {
-        off = dissect_handle(tvb, off, pinfo, tree, di, drep, NULL);
+        pcq_call opened;
+        memset(&opened, 0, sizeof opened);
+        off = dissect_handle(tvb, off, pinfo, tree, di, drep, &opened);
+        /* the handle opened (the reply's) or closed (the request's) starts afresh */
+        pcq_track_reply(pinfo, opnum == 3 ? &opened : call, opnum, status, NULL, 0);
     } else {
         if (opnum != 7) {
             off = dissect_ndr_uint32(tvb, off, pinfo, tree, di, drep, hf_out_size, NULL);

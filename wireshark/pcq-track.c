@@ -196,7 +196,7 @@ void pcq_track_reply(packet_info *pinfo, const pcq_call *call, guint32 opnum, gu
         pcq_decode_identifiers(buf, len, NULL, NULL, NULL) == PCQ_OK)
         h->info = keep(buf, len);
     if (opnum == 7 && call->has_add && (h = handle_of(call, TRUE))) track_validate(h, call, buf, len);
-    if (opnum == 4 && (h = handle_of(call, FALSE))) { /* closed: a reused handle starts afresh */
+    if ((opnum == 3 || opnum == 4) && (h = handle_of(call, FALSE))) { /* opened or closed: starts afresh */
         h->added = wmem_array_new(wmem_file_scope(), sizeof(pcq_identifier));
         h->info.buf = h->last.buf = NULL;
     }

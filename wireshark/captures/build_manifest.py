@@ -226,6 +226,26 @@ def interleaved_capture():
             "calls": calls, "skipped": []}
 
 
+def reopen_capture():
+    """The session, then the same handle bytes opened again: what the closed handle held is forgotten."""
+    name = "reopen-tcp.pcap"
+    S = "wireshark/captures/session/"
+    cs = Calls(name)
+    session_calls(cs)
+    cs.add(0, 3, handle="H1")  # handle_hex depends on the names only: the same 20 bytes as before
+    cs.with_data(0, 7, S + "validate-counters.hex", "identifiers", handle="H1", add=1)
+    cs.with_data(0, 6, S + "data-1.hex", "data", handle="H1", in_size=65536)
+    cs.with_data(0, 6, S + "data-2.hex", "data", handle="H1", in_size=65536)
+    cs.add(0, 4, handle="H1")
+    return {"file": name,
+            "description": SESSION_DESC + ", over ncacn_ip_tcp; then opnum 3 returns the same handle bytes "
+                           "again, opnum 7, opnum 6 twice, opnum 4: the first sample of the reopened handle "
+                           "has no cooked values, and its blocks follow opnum 7 of the new query alone",
+            "transport": "tcp", "port": 49158, "auth": NO_AUTH,
+            "server": {"max_frag": 4280, "tcp_segments": 1}, "client": {"max_frag": 0},
+            "calls": cs.calls, "skipped": []}
+
+
 def build():
     caps = [
         vectors_capture(),
@@ -249,6 +269,7 @@ def build():
                         server={"max_frag": 512, "tcp_segments": 3, "segment_delay": 0.005},
                         client={"max_frag": 64}),
         interleaved_capture(),
+        reopen_capture(),
     ]
     for c in caps:
         c["tshark"] = ["-d", "tcp.port==%d,dcerpc" % c["port"]] if c["transport"] == "tcp" else []
