@@ -24,7 +24,7 @@ typedef struct handle_state {
 
 static wmem_map_t *handles; /* 20-byte handle -> handle_state */
 static wmem_map_t *csinfo;  /* pcq_guid -> kept counterset-info (RequestCode 1) */
-static wmem_map_t *csnames; /* pcq_guid -> kept counter names (RequestCode 5) */
+static wmem_map_t *csnames; /* pcq_guid -> kept counter names (RequestCode 5 or 10) */
 
 /* ------------------------------------------------------------------------ */
 /* Text                                                                     */
@@ -189,8 +189,8 @@ void pcq_track_reply(packet_info *pinfo, const pcq_call *call, guint32 opnum, gu
     if (opnum == 1 && call->has_request_code && call->request_code == 1 &&
         pcq_decode_counterset_info(buf, len, NULL, &csi, NULL) == PCQ_OK)
         keep_by_guid(csinfo, &csi.set.guid, buf, len); /* keyed by the GUID it describes */
-    if (opnum == 1 && call->has_request_code && call->request_code == 5 && call->has_counterset &&
-        pcq_decode_strings(buf, len, NULL, NULL, NULL) == PCQ_OK)
+    if (opnum == 1 && call->has_request_code && (call->request_code == 5 || call->request_code == 10) &&
+        call->has_counterset && pcq_decode_strings(buf, len, NULL, NULL, NULL) == PCQ_OK)
         keep_by_guid(csnames, &call->counterset, buf, len);
     if (opnum == 5 && (h = handle_of(call, TRUE)) &&
         pcq_decode_identifiers(buf, len, NULL, NULL, NULL) == PCQ_OK)
