@@ -669,9 +669,8 @@ static enum ftenum ft_of(const pcq_field *f)
 static int base_of(const pcq_field *f, enum ftenum ft)
 {
     if (ft == FT_GUID || ft == FT_STRING) return BASE_NONE;
-    switch (f->show) {
+    switch (f->show) { /* a counter type reads as its name; its number in decimal, as every value */
     case PCQ_SHOW_HEX:
-    case PCQ_SHOW_COUNTER_TYPE:
     case PCQ_SHOW_INSTANCE_TYPE:
     case PCQ_SHOW_ATTRIB: return BASE_HEX;
     default: return BASE_DEC;
