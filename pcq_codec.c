@@ -41,11 +41,18 @@
 #define PCQ_NEVER(x)  (x)
 #define PCQ_ALWAYS(x) (x)
 
-/* C99 inline; C++ and older compilers get a plain static function. */
+/* C99 inline; C++ and older compilers get a plain static function.
+ * PCQ_FORCE_INLINE: a loop written once and specialized where it is called
+ * with constants (gcc and clang inline it; others may not). */
 #if defined(__cplusplus) || (defined(__STDC_VERSION__) && __STDC_VERSION__ >= 199901L)
 #define PCQ_INLINE inline
 #else
 #define PCQ_INLINE
+#endif
+#if defined(__GNUC__)
+#define PCQ_FORCE_INLINE PCQ_INLINE __attribute__((always_inline))
+#else
+#define PCQ_FORCE_INLINE PCQ_INLINE
 #endif
 
 unsigned pcq_version(void)
@@ -202,11 +209,13 @@ static PCQ_INLINE uint64_t has_nul16(uint64_t w)
 #define VALUE_16 ((uint64_t)16 << 32) /* dwDataSize 0, dwSize 16 */
 
 /* Non-zero unless the zero units of w are a non-empty tail: a name's last 8
- * bytes holding its NUL and zero padding, and no unit 0 before the NUL. */
+ * bytes holding its NUL and zero padding, and no unit 0 before the NUL. The
+ * lowest flag of has_nul16 is exact: it is the NUL, unit k, and the units
+ * from it on are all 0 iff w < 2^(16 k); with no flag, low is 0 and w >= 0. */
 static PCQ_INLINE uint64_t bad_name_end(uint64_t w)
 {
-    uint64_t zero = ~(((w & ~LANES_HI) + ~LANES_HI) | w) & LANES_HI;
-    return (uint64_t)!zero | ((zero << 16) & ~zero);
+    uint64_t z = has_nul16(w), low = z & (0 - z);
+    return w >= (low >> 15);
 }
 
 /* Non-zero unless w, the first 8 bytes of a _PERF_COUNTER_DATA, say dwSize
@@ -888,15 +897,24 @@ static int attrib_ok(uint64_t a)
 
 /* ---- set-wide: a table of entry indexes sorted by a key ----------------- */
 /* A counterset's counters by (CounterId, index), a string block's present
- * entries by (start, index): heapsort in place (no recursion, O(n log n)),
- * in the walk's own 2-byte table for up to PCQ_PAIR_CHECK_MAX entries, else
- * in the caller's scratch (4 bytes an entry). The keys are read from the
- * buffer each time, so the table holds nothing but indexes. */
+ * entries by (start, index), in the walk's own table for up to
+ * PCQ_PAIR_CHECK_MAX entries, else in the caller's scratch. The keys are read
+ * from the buffer, so the table holds nothing but indexes. The sort is a
+ * stable LSD radix sort on the 32-bit key (ties keep their index order): four
+ * passes of one byte, each linear, through the second half of the table (the
+ * lens, unused until the entries are sorted); O(n) whatever the keys are,
+ * where a comparison sort was O(n log n) (D11). */
 typedef struct set_ctx {
     const uint8_t *b;
     int strings; /* keys: string starts; else counter ids */
     size_t base; /* strings: the convention's base */
+    size_t size; /* strings: dwSize; a start at or past it sorts last */
 } set_ctx;
+
+static uint32_t *tab_of(pcq_walk *w)
+{
+    return w->scratch ? w->scratch : w->table;
+}
 
 static uint32_t tab_get(const pcq_walk *w, size_t i)
 {
@@ -905,10 +923,7 @@ static uint32_t tab_get(const pcq_walk *w, size_t i)
 
 static void tab_put(pcq_walk *w, size_t i, uint32_t v)
 {
-    if (w->scratch)
-        w->scratch[i] = v;
-    else
-        w->table[i] = v;
+    tab_of(w)[i] = v;
 }
 
 static uint64_t set_key(const set_ctx *c, uint32_t i)
@@ -919,39 +934,39 @@ static uint64_t set_key(const set_ctx *c, uint32_t i)
     return ld32(c->b + COUNTERSET_REG_INFO_SIZE + (size_t)i * COUNTER_REG_INFO_SIZE);
 }
 
-/* Entry i before entry j: by key, then by index. */
-static int set_less(const set_ctx *c, uint32_t i, uint32_t j)
+/* The key the sort orders by: a start inside the block (< dwSize, so
+ * 32-bit), or 0xFFFFFFFF for one outside it (the walk's error when it
+ * reaches the entry); a CounterId as is. */
+static uint32_t sort_key(const set_ctx *c, uint32_t i)
 {
-    uint64_t ki = set_key(c, i), kj = set_key(c, j);
-    return ki < kj || (ki == kj && i < j);
+    uint64_t k = set_key(c, i);
+    return c->strings && k >= c->size ? 0xFFFFFFFFu : (uint32_t)k;
 }
 
-static void sift_down(pcq_walk *w, const set_ctx *c, size_t root, size_t n)
+/* Sorts tab[0..n) by sort_key, stably, through aux[0..n). */
+static void set_sort(const set_ctx *c, uint32_t *tab, uint32_t *aux, size_t n)
 {
-    for (;;) {
-        size_t child = 2 * root + 1;
-        uint32_t t;
-        if (child >= n) return;
-        if (child + 1 < n && set_less(c, tab_get(w, child), tab_get(w, child + 1))) child++;
-        if (!set_less(c, tab_get(w, root), tab_get(w, child))) return;
-        t = tab_get(w, root);
-        tab_put(w, root, tab_get(w, child));
-        tab_put(w, child, t);
-        root = child;
-    }
-}
-
-static void set_sort(pcq_walk *w, const set_ctx *c, size_t n)
-{
+    uint32_t count[4][256], *from = tab, *to = aux, *t, sum, x;
     size_t i;
-    uint32_t t;
-    for (i = n / 2; i-- > 0;) sift_down(w, c, i, n);
-    for (i = n; i-- > 1;) {
-        t = tab_get(w, 0);
-        tab_put(w, 0, tab_get(w, i));
-        tab_put(w, i, t);
-        sift_down(w, c, 0, i);
+    unsigned d, k;
+    memset(count, 0, sizeof count);
+    for (i = 0; i < n; i++) {
+        uint32_t key = sort_key(c, tab[i]);
+        for (d = 0; d < 4; d++) count[d][(key >> (8 * d)) & 0xFF]++;
     }
+    for (d = 0; d < 4; d++) {
+        if (count[d][(sort_key(c, tab[0]) >> (8 * d)) & 0xFF] == n) continue; /* one digit: nothing moves */
+        for (k = 0, sum = 0; k < 256; k++) {
+            x = count[d][k];
+            count[d][k] = sum;
+            sum += x;
+        }
+        for (i = 0; i < n; i++) to[count[d][(sort_key(c, from[i]) >> (8 * d)) & 0xFF]++] = from[i];
+        t = from;
+        from = to;
+        to = t;
+    }
+    if (from != tab) memcpy(tab, from, n * sizeof *tab);
 }
 
 /* Gets room for a set of n entries (2 words each: the sorted indexes, and
@@ -1004,8 +1019,9 @@ static void counters_prepare(rd *r, uint32_t n)
     c.b = r->b;
     c.strings = 0;
     c.base = 0;
+    c.size = 0;
     for (i = 0; i < n; i++) tab_put(w, i, i);
-    set_sort(w, &c, n);
+    if (n) set_sort(&c, tab_of(w), w->lens, n);
     w->nsorted = n;
     w->set_checks = 1;
 }
@@ -1018,6 +1034,7 @@ static int related_ok(rd *r, uint32_t id, uint32_t type)
     c.b = r->b;
     c.strings = 0;
     c.base = 0;
+    c.size = 0;
     k = set_find(r->w, &c, id);
     return k >= 0 && ld32(r->b + COUNTERSET_REG_INFO_SIZE + (size_t)k * COUNTER_REG_INFO_SIZE +
                           COUNTER_REG_INFO_Type) == type;
@@ -1035,6 +1052,7 @@ static int set_rule_ok(rd *r, int check, uint32_t i, size_t at)
         c.b = r->b;
         c.strings = 0;
         c.base = 0;
+        c.size = 0;
         return set_find(r->w, &c, ld32(p)) == (long)i;
     case CK_REL_BASE:
         return !(req & PCQ_REQ_BASE) || related_ok(r, ld32(p + COUNTER_REG_INFO_BaseCounterId), base_type);
@@ -1247,9 +1265,10 @@ static void strings_prepare(rd *r, const sblock *s, size_t base)
     c.b = s->b;
     c.strings = 1;
     c.base = base;
+    c.size = s->size;
     for (i = 0, n = 0; i < s->n; i++)
         if (entry_offset(s, i) != PCQ_STRING_ABSENT) tab_put(w, n++, i);
-    set_sort(w, &c, n);
+    if (n) set_sort(&c, tab_of(w), w->lens, n);
     for (k = 0; k < n; k++) { /* in order of start: each text's bytes scanned once */
         i = tab_get(w, k);
         /* A start outside the block is the walk's error when it reaches the
@@ -1281,14 +1300,15 @@ static size_t batch_text_end(pcq_walk *w, const uint8_t *b, size_t size, size_t 
         for (j = first; j < first + n; j++) {
             off = ld32(b + STRING_BUFFER_HEADER_SIZE + (size_t)j * STRING_COUNTER_HEADER_SIZE +
                        STRING_COUNTER_HEADER_dwOffset);
-            lens[j - first] = (uint32_t)size; /* absent, or outside the block: the walk's error */
             if (off != PCQ_STRING_ABSENT && off < size - base) w->table[m++] = j; /* base <= size */
         }
         c.b = b;
         c.strings = 1;
         c.base = base;
+        c.size = size;
         w->scratch = NULL;
-        set_sort(w, &c, m);
+        if (m) set_sort(&c, w->table, lens, m);           /* lens: the sort's room until now */
+        for (j = 0; j < n; j++) lens[j] = (uint32_t)size; /* absent, or outside the block: the walk's error */
         w->memo[0] = w->memo[1] = w->memo[2] = w->memo[3] = 0;
         for (k = 0; k < m; k++) {
             j = w->table[k];
@@ -1714,27 +1734,39 @@ static int parse_value(rd *r, const frame *f, size_t at, pcq_value *v)
  * promise on every input (fz_props.c). */
 /* n canonical instances in [at, end), each followed by nv values: where the
  * last ends, or 0. */
-static size_t canonical_instances(const uint8_t *b, size_t at, size_t end, uint32_t n, uint32_t nv)
+static PCQ_FORCE_INLINE size_t canonical_instances_nv(const uint8_t *b, size_t at, size_t end, uint32_t n,
+                                                      uint32_t nv)
 {
-    size_t vbytes = 16 * (size_t)nv, size, p, last;
+    size_t k = INSTANCE_HEADER_SIZE + 8 + 16 * (size_t)nv; /* the least an instance takes */
+    size_t rem, t, last, p;
     uint64_t bad = 0, nul = 0; /* nul: has_nul16 of every name word but the last, unmasked */
     uint32_t i;
-    if (n > PCQ_MAX_INSTANCES) return 0;
     for (i = 0; i < n; i++) {
-        size_t room = end - at;
-        if (room < 16) return 0;
-        size = ld32(b + at + INSTANCE_HEADER_Size);
-        /* | not ||: one branch; room - size wraps only when size > room, which fails anyway */
-        if ((size < 16) | (size & 7) | (size > room) | (vbytes > room - size)) return 0;
-        last = at + size - 8;
-        for (p = at + INSTANCE_HEADER_InstanceName; p < last; p += 8) {
-            uint64_t w = ld64(b + p);
-            nul |= (w - LANES_LO) & ~w;
+        if ((rem = end - at) < k) return 0;
+        t = (size_t)ld32(b + at + INSTANCE_HEADER_Size) - 16; /* Size below 16 wraps and fails */
+        if (t > rem - k) return 0;
+        bad |= t & 7;
+        last = at + INSTANCE_HEADER_SIZE + t; /* the name's last 8 bytes */
+        if (t >= 8) { /* words before the last: the first and the one before the last, then any between */
+            uint64_t w1 = ld64(b + at + INSTANCE_HEADER_InstanceName), w2 = ld64(b + last - 8);
+            nul |= ((w1 - LANES_LO) & ~w1) | ((w2 - LANES_LO) & ~w2);
+            for (p = at + INSTANCE_HEADER_InstanceName + 8; p < last - 8; p += 8) {
+                uint64_t w = ld64(b + p);
+                nul |= (w - LANES_LO) & ~w;
+            }
         }
         bad |= bad_name_end(ld64(b + last)) | bad_values(b, last + 8, nv);
-        at = last + 8 + vbytes;
+        at = last + 8 + 16 * (size_t)nv;
     }
     return bad || (nul & LANES_HI) ? 0 : at;
+}
+
+/* The same; a type 4 block's instances (one value each) have a loop of
+ * their own, its value check unrolled. */
+static size_t canonical_instances(const uint8_t *b, size_t at, size_t end, uint32_t n, uint32_t nv)
+{
+    if (n > PCQ_MAX_INSTANCES || nv > PCQ_MAX_COUNTERS) return 0;
+    return nv == 1 ? canonical_instances_nv(b, at, end, n, 1) : canonical_instances_nv(b, at, end, n, nv);
 }
 
 /* A canonical _PERF_MULTI_COUNTERS at `at` (dwSize 8 + 4 n, padded to 8)
