@@ -17,7 +17,8 @@
 #      ['pcq', 'pcq_dep']), default_library shared and static
 #   e. pkg-config: cc $(pkg-config --cflags --libs pcq), shared and -static
 #   f. ctest in CMake builds of the repository (shared and static) and meson
-#      test in a Meson build; meson install's files and soname
+#      test in a Meson build; meson install's files and soname; pcq.pc of
+#      cmake --install --prefix names that prefix
 #   g. make uninstall leaves nothing behind
 #   h. ci/check-spdx.sh: every source and build file has its SPDX line
 #      (SPDX_STRICT=0 makes it a report only); ci/add-spdx.sh on a copy of
@@ -286,6 +287,13 @@ t_cmake_static_files() {
   echo "static install: libpcq.a, header, pcqdump, pcq.pc, CMake package"
 }
 check cmake-install-static-files t_cmake_static_files
+# cmake --install --prefix DIR, another prefix than the configured one: pcq.pc names DIR.
+t_cmake_install_prefix() {
+  local d=$T/cmake-prefix-moved
+  cmake --install "$T/build-repo-static" --prefix "$d" || return 1
+  expect_eq "pcq.pc prefix" "$(sed -n 's/^prefix=//p' "$d/$cmake_libdir/pkgconfig/pcq.pc")" "$d"
+}
+check cmake-install-moved-prefix t_cmake_install_prefix
 section "b. (continued) on CMake's installs"
 check cmake-find-cmake-shared cmake_consumer cmake-shared "$T/cmake-prefix-shared" yes
 check cmake-find-cmake-static cmake_consumer cmake-static "$T/cmake-prefix-static" no
