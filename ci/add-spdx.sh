@@ -39,7 +39,7 @@ while IFS= read -r f; do
   case $f in
     *.c|*.h) line="/* SPDX-License-Identifier: $lic */" ;;
     *.py|*.sh|Makefile|*/Makefile|*.mk|CMakeLists.txt|*/CMakeLists.txt|*.cmake|*.cmake.in|\
-    meson.build|*/meson.build|meson_options.txt|*/meson_options.txt)
+    meson.build|*/meson.build|meson_options.txt|*/meson_options.txt|.ci/*)
       line="# SPDX-License-Identifier: $lic" ;;
     *) echo "add-spdx: $f: comment syntax unknown, left alone" >&2; skipped=$((skipped + 1)); continue ;;
   esac

@@ -10,7 +10,8 @@
 #                                  SPDX line at all (what ci/add-spdx.sh fixes)
 #
 # The files checked: tracked (git ls-files) *.c *.h *.py *.sh, Makefile,
-# mk/*.mk, CMakeLists.txt, *.cmake, *.cmake.in, meson.build, meson_options.txt.
+# mk/*.mk, CMakeLists.txt, *.cmake, *.cmake.in, meson.build, meson_options.txt,
+# and the scripts in .ci/.
 # Run from anywhere inside the work tree.
 set -u
 cd "$(dirname "$0")/.." || exit 2
@@ -28,6 +29,7 @@ spdx_selected() {
     Makefile|*/Makefile|mk/*.mk) return 0 ;;
     CMakeLists.txt|*/CMakeLists.txt|*.cmake|*.cmake.in) return 0 ;;
     meson.build|*/meson.build|meson_options.txt|*/meson_options.txt) return 0 ;;
+    .ci/*) return 0 ;;   # the CI scripts (.ci/run), which have no extension
   esac
   return 1
 }
