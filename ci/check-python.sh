@@ -12,6 +12,7 @@
 # 2. A venv with --system-site-packages (for pytest): the same install, then
 #    pytest python/tests, run outside the tree so that `import pcq` is the
 #    installed package.
+# 3. mypy on python/pcq, when installed (the package ships py.typed).
 # Last line: `python: N passed, N failed` (N: pytest's tests, plus 1 for step 1).
 set -u
 PY=$1
@@ -58,5 +59,15 @@ errors=$(echo "$summary" | sed -n 's/.*[^0-9]\([0-9][0-9]*\) error.*/\1/p; s/^\(
 passed=${passed:-0}
 failed=$(( ${failed:-0} + ${errors:-0} ))
 [ $rc = 0 ] || [ $failed -gt 0 ] || failed=1   # pytest failed without saying so (no tests, a crash)
+# 3. The type hints (py.typed) type-check, when mypy is installed (apt-get install mypy).
+if "$PY" -m mypy --version >/dev/null 2>&1; then
+  if (cd "$top/python" && "$PY" -m mypy --no-incremental --cache-dir=/dev/null pcq); then
+    passed=$((passed + 1))
+  else
+    echo "check-python: mypy finds errors in python/pcq"; failed=$((failed + 1))
+  fi
+else
+  echo "check-python: mypy not installed; the type hints are not checked (apt-get install mypy)"
+fi
 echo "python: $((passed + 1)) passed, $failed failed"
 [ $failed = 0 ]

@@ -15,7 +15,7 @@ PCQ_ERR_INVALID_ARG = -41
 
 def kinds() -> List[str]:
     """The buffer kinds, as pcqdump's --kind names them: "counterset-info", ..., "data"."""
-    out = []
+    out: List[str] = []
     k = 1
     while True:
         name = LIB.pcq_kind_name(k).decode("ascii")
