@@ -33,6 +33,8 @@
 #undef pcq_instances_of_block_next
 #undef pcq_block_values
 #undef pcq_values_read_u64
+#undef pcq_put_value_u64
+#undef pcq_put_value_u32
 
 /* Defensive checks that no input can reach, in SQLite's manner: the test
  * runs in every build, and the coverage gate (ci/coverage-gate.sh) leaves
@@ -225,13 +227,16 @@ static PCQ_INLINE uint64_t bad_value(uint64_t w)
     return ((w ^ VALUE_16) - 4) & ~(uint64_t)4;
 }
 
-/* The same for n values from at, two at a time. */
+/* The same for n values from at, four at a time (one load, xor, subtract
+ * and or a value; the mask once at the end). */
 static PCQ_INLINE uint64_t bad_values(const uint8_t *b, size_t at, size_t n)
 {
+    const uint8_t *p = b + at, *end4 = p + 16 * (n & ~(size_t)3), *end = p + 16 * n;
     uint64_t bad = 0;
-    for (; n >= 2; n -= 2, at += 32)
-        bad |= ((ld64(b + at) ^ VALUE_16) - 4) | ((ld64(b + at + 16) ^ VALUE_16) - 4);
-    if (n) bad |= (ld64(b + at) ^ VALUE_16) - 4;
+    for (; p != end4; p += 64)
+        bad |= ((ld64(p) ^ VALUE_16) - 4) | ((ld64(p + 16) ^ VALUE_16) - 4) |
+               ((ld64(p + 32) ^ VALUE_16) - 4) | ((ld64(p + 48) ^ VALUE_16) - 4);
+    for (; p != end; p += 16) bad |= (ld64(p) ^ VALUE_16) - 4;
     return bad & ~(uint64_t)4;
 }
 
@@ -1755,7 +1760,8 @@ static PCQ_FORCE_INLINE size_t canonical_instances_nv(const uint8_t *b, size_t a
                 nul |= (w - LANES_LO) & ~w;
             }
         }
-        bad |= bad_name_end(ld64(b + last)) | bad_values(b, last + 8, nv);
+        bad |= bad_name_end(ld64(b + last)) |
+               (nv == 1 ? bad_value(ld64(b + last + 8)) : bad_values(b, last + 8, nv));
         at = last + 8 + 16 * (size_t)nv;
     }
     return bad || (nul & LANES_HI) ? 0 : at;
@@ -3342,6 +3348,8 @@ int pcq_guid_from_text(const char *text, size_t len, pcq_guid *out)
  * the canonical form: */
 #define WR_MIN_VALUE_AREA 16u /* NOTES §2: _PERF_COUNTER_DATA.dwSize >= 8 + 8 */
 
+static void wr_sync(pcq_writer *w);
+
 /* w->state: what is open. Top-level structures only go in WR_TOP. */
 #define WR_TOP   0 /* nothing open */
 #define WR_DATA  1 /* a _PERF_DATA_HEADER is open, between blocks */
@@ -3355,6 +3363,7 @@ int pcq_guid_from_text(const char *text, size_t len, pcq_guid *out)
 static int wr_fail(pcq_writer *w, int code)
 {
     if (w->err == PCQ_OK) w->err = code;
+    w->fast = w->fast_inst = 0;
     return w->err;
 }
 
@@ -3529,6 +3538,23 @@ static PCQ_INLINE int wr_check_text(const uint8_t *p, size_t n)
     for (i = 0; n - i > 8; i += 8) nul |= has_nul16(ld64(p + i));
     nul |= has_nul16(ld64(p + n - 8)); /* the last 8 bytes, overlapping: n is even, units line up */
     return nul ? PCQ_ERR_INVALID_ARG : PCQ_OK;
+}
+
+/* Copies a name of n bytes (even, at least 8) to dst 8 bytes at a time,
+ * looking for a U+0000 in the same pass (the last 8 bytes overlapping, as in
+ * wr_check_text): non-zero when there is one. */
+static PCQ_INLINE uint64_t wr_copy_name8(uint8_t *dst, const uint8_t *src, size_t n)
+{
+    uint64_t nul = 0, x;
+    size_t i;
+    for (i = 0; n - i > 8; i += 8) {
+        x = ld64(src + i);
+        memcpy(dst + i, src + i, 8);
+        nul |= has_nul16(x);
+    }
+    x = ld64(src + n - 8);
+    memcpy(dst + n - 8, src + n - 8, 8);
+    return nul | has_nul16(x);
 }
 
 /* Size of a header of `header` bytes, a name, its NUL and zero padding to 8:
@@ -3853,7 +3879,11 @@ static void wr_multi_counters(pcq_writer *w, wr_id_fn id, const void *ctx, uint3
         uint8_t *p = w->dst + w->len;
         wr_le32(p + MULTI_COUNTERS_dwSize, (uint32_t)size);
         wr_le32(p + MULTI_COUNTERS_dwCounters, n);
-        for (i = 0; i < n; i++) wr_le32(p + MULTI_COUNTERS_SIZE + 4 * (size_t)i, id(ctx, i));
+        if (id == wr_id_from_array) /* an array (pcq_begin_block): no call an id */
+            for (i = 0; i < n; i++)
+                wr_le32(p + MULTI_COUNTERS_SIZE + 4 * (size_t)i, ((const uint32_t *)ctx)[i]);
+        else
+            for (i = 0; i < n; i++) wr_le32(p + MULTI_COUNTERS_SIZE + 4 * (size_t)i, id(ctx, i));
         if (n & 1) wr_le32(p + MULTI_COUNTERS_SIZE + 4 * (size_t)n, 0);
         w->len += size;
         return;
@@ -3878,10 +3908,18 @@ static int wr_begin_block(pcq_writer *w, uint32_t type, uint32_t status, wr_id_f
     if (n > PCQ_MAX_COUNTERS) return wr_fail(w, PCQ_ERR_LIMIT);
     if (wr_count_block(w) != PCQ_OK) return w->err;
     w->block_at = w->len;
-    wr_u32(w, status);
-    wr_u32(w, type);
-    wr_u32(w, 0); /* dwSize, patched by pcq_end_block */
-    wr_u32(w, 0); /* Reserved, MUST be 0 (§2.2.4.8) */
+    if (w->dst && w->len <= w->cap && COUNTER_HEADER_SIZE <= w->cap - w->len) { /* stored directly */
+        uint8_t *p = w->dst + w->len;
+        wr_le32(p + COUNTER_HEADER_dwStatus, status);
+        wr_le32(p + COUNTER_HEADER_dwType, type);
+        wr_le64(p + COUNTER_HEADER_dwSize, 0); /* dwSize, patched by pcq_end_block; Reserved, MUST be 0 */
+        w->len += COUNTER_HEADER_SIZE;
+    } else {
+        wr_u32(w, status);
+        wr_u32(w, type);
+        wr_u32(w, 0); /* dwSize, patched by pcq_end_block */
+        wr_u32(w, 0); /* Reserved, MUST be 0 (§2.2.4.8) */
+    }
     if (has_ids) wr_multi_counters(w, id, ctx, n);
     if (has_instances) {
         w->multi_at = w->len;
@@ -3893,6 +3931,7 @@ static int wr_begin_block(pcq_writer *w, uint32_t type, uint32_t status, wr_id_f
     w->nvalues = 0;
     w->ninstances = 0;
     if (w->err == PCQ_OK) w->state = WR_BLOCK;
+    wr_sync(w);
     return w->err;
 }
 
@@ -3919,10 +3958,53 @@ static PCQ_INLINE int wr_unit_complete(const pcq_writer *w)
 
 /* A _PERF_INSTANCE_HEADER inside a type 4 or 6 block (Figure 8, NOTES §2):
  * Size covers header, name, NUL and padding; the values follow it. */
+/* The common case of an instance, for pcq_put_data_instance and _u64: the
+ * writer wants one now (w->fast_inst), a name of 8 bytes or more that fits
+ * dst with room for `values` records, no U+0000 in it. 1 when it was stored
+ * (with values 0 its values then go on w->fast; else the caller stores them
+ * at once and calls wr_instance_done), 0 to take the checked path, which
+ * says what is wrong (nothing is appended here unless all is well). */
+static PCQ_INLINE int wr_fast_instance(pcq_writer *w, uint32_t instance_id, const uint8_t *name16,
+                                       size_t nbytes, size_t values)
+{
+    size_t size, room;
+    uint8_t *p;
+    if (!w || !w->fast_inst || !name16 || nbytes < 8 || nbytes > 0x7FFFFFF0u || (nbytes & 1)) return 0;
+    size = (INSTANCE_HEADER_SIZE + nbytes + NUL16_SIZE + 7) & ~(size_t)7;
+    room = w->cap - w->len; /* w->fast_inst: dst, and len <= cap */
+    if (size > room || values > (room - size) / WR_MIN_VALUE_AREA) return 0;
+    p = w->dst + w->len;
+    wr_le64(p + size - 8, 0); /* the NUL and the padding: the name's last 8 bytes */
+    if (wr_copy_name8(p + INSTANCE_HEADER_InstanceName, name16, nbytes)) return 0;
+    wr_le32(p + INSTANCE_HEADER_Size, (uint32_t)size);
+    wr_le32(p + INSTANCE_HEADER_InstanceId, instance_id);
+    w->len += size;
+    w->ninstances++;
+    w->nvalues = 0;
+    w->fast_inst = 0;
+    w->fast = 0;
+    if (values == 0) { /* what wr_sync would say, from what is known here */
+        room = (room - size) / WR_MIN_VALUE_AREA;
+        w->fast = w->want_values < room ? w->want_values : (uint32_t)room;
+        w->fast_inst = w->want_values == 0 && w->ninstances < PCQ_MAX_INSTANCES; /* no counters: complete */
+    }
+    return 1;
+}
+
+/* After an instance stored by wr_fast_instance with all its values. */
+static PCQ_INLINE void wr_instance_done(pcq_writer *w)
+{
+    w->fast = 0;
+    w->fast_inst = w->ninstances < PCQ_MAX_INSTANCES;
+}
+
 int pcq_put_data_instance(pcq_writer *w, uint32_t instance_id, const uint8_t *name16, size_t nbytes)
 {
     uint32_t size = 0; /* set by wr_named_size (gcc -O1 cannot tell) */
-    int rc = wr_enter(w, WR_BLOCK);
+    int rc;
+
+    if (wr_fast_instance(w, instance_id, name16, nbytes, 0)) return PCQ_OK;
+    rc = wr_enter(w, WR_BLOCK);
 
     if (rc != PCQ_OK) return rc;
     if (!wr_block_has_instances(w) || !wr_unit_complete(w)) return wr_fail(w, PCQ_ERR_STATE);
@@ -3942,6 +4024,7 @@ int pcq_put_data_instance(pcq_writer *w, uint32_t instance_id, const uint8_t *na
     }
     w->ninstances++;
     w->nvalues = 0;
+    wr_sync(w);
     return w->err;
 }
 
@@ -3975,6 +4058,7 @@ int pcq_put_value(pcq_writer *w, const uint8_t *bytes, uint32_t data_size)
         wr_bytes(w, NULL, size - COUNTER_DATA_SIZE - data_size);
     }
     w->nvalues++;
+    wr_sync(w);
     return w->err;
 }
 
@@ -4012,14 +4096,41 @@ static PCQ_INLINE int wr_values_direct(const pcq_writer *w, size_t k)
            (w->cap - w->len) / WR_MIN_VALUE_AREA >= k;
 }
 
-static PCQ_INLINE int wr_value_int(pcq_writer *w, uint64_t v, uint32_t data_size)
+/* w->fast: how many value records the open block or instance still wants
+ * that fit the caller's buffer, 0 unless the writer is in a block with no
+ * error. While it is positive a value is stored with no other check (the
+ * per-value fast path); every call that changes the state sets it again. */
+static void wr_sync(pcq_writer *w)
+{
+    size_t room;
+    w->fast = 0;
+    w->fast_inst = 0;
+    if (w->err != PCQ_OK || w->state != WR_BLOCK || !w->dst || w->len > w->cap) return;
+    if (wr_unit_complete(w)) {
+        w->fast_inst = wr_block_has_instances(w) && w->ninstances < PCQ_MAX_INSTANCES;
+        return;
+    }
+    room = (w->cap - w->len) / WR_MIN_VALUE_AREA;
+    w->fast = w->want_values - w->nvalues;
+    if (room < w->fast) w->fast = (uint32_t)room;
+}
+
+/* One record on the fast path (w->fast > 0); after the last the writer may
+ * want an instance (w->fast_inst). */
+static PCQ_INLINE void wr_fast_record(pcq_writer *w, uint64_t v, uint32_t data_size)
+{
+    wr_record(w->dst + w->len, v, data_size);
+    w->len += WR_MIN_VALUE_AREA;
+    w->nvalues++;
+    if (--w->fast == 0) wr_sync(w);
+}
+
+static int wr_value_int(pcq_writer *w, uint64_t v, uint32_t data_size)
 {
     uint8_t b[8];
 
-    if (w && wr_values_direct(w, 1)) {
-        wr_record(w->dst + w->len, v, data_size);
-        w->len += WR_MIN_VALUE_AREA;
-        w->nvalues++;
+    if (w && w->fast) {
+        wr_fast_record(w, v, data_size);
         return PCQ_OK;
     }
     wr_le32(b, (uint32_t)v);
@@ -4029,11 +4140,19 @@ static PCQ_INLINE int wr_value_int(pcq_writer *w, uint64_t v, uint32_t data_size
 
 int pcq_put_value_u32(pcq_writer *w, uint32_t v)
 {
+    if (w && w->fast) {
+        wr_fast_record(w, v, 4);
+        return PCQ_OK;
+    }
     return wr_value_int(w, v, 4);
 }
 
 int pcq_put_value_u64(pcq_writer *w, uint64_t v)
 {
+    if (w && w->fast) {
+        wr_fast_record(w, v, 8);
+        return PCQ_OK;
+    }
     return wr_value_int(w, v, 8);
 }
 
@@ -4051,6 +4170,7 @@ int pcq_put_values_u64(pcq_writer *w, const uint64_t *values, const uint8_t *siz
         if (wr_records(w->dst + w->len, values, sizes, n)) return wr_fail(w, PCQ_ERR_INVALID_ARG);
         w->len += (size_t)n * WR_MIN_VALUE_AREA;
         w->nvalues += n;
+        wr_sync(w);
         return PCQ_OK;
     }
     for (j = 0; sizes && j < n; j++) /* near cap, or a sizing pass: check, then a value at a time */
@@ -4064,25 +4184,14 @@ int pcq_put_data_instance_u64(pcq_writer *w, uint32_t instance_id, const uint8_t
 {
     int rc;
     /* The common case in one go: an instance wanted now with all its values,
-     * a name with no U+0000, room for all of it in dst. Anything else takes
-     * the two calls, which say what is wrong. */
-    if (w && w->err == PCQ_OK && w->state == WR_BLOCK && w->ninstances && w->nvalues == w->want_values &&
-        w->ninstances < PCQ_MAX_INSTANCES && n == w->want_values && n > 0 && values && name16 &&
-        nbytes < 0x7FFFFFF0u && w->dst && w->len <= w->cap) {
-        size_t size = (INSTANCE_HEADER_SIZE + nbytes + NUL16_SIZE + 7) & ~(size_t)7, room = w->cap - w->len;
-        if (size < room && n <= (room - size) / WR_MIN_VALUE_AREA &&
-            wr_check_text(name16, nbytes) == PCQ_OK) {
-            uint8_t *p = w->dst + w->len;
-            if (wr_records(p + size, values, sizes, n)) return wr_fail(w, PCQ_ERR_INVALID_ARG);
-            wr_le32(p + INSTANCE_HEADER_Size, (uint32_t)size);
-            wr_le32(p + INSTANCE_HEADER_InstanceId, instance_id);
-            wr_le64(p + size - 8, 0); /* the NUL and the padding */
-            if (nbytes) memcpy(p + INSTANCE_HEADER_InstanceName, name16, nbytes);
-            w->len += size + (size_t)n * WR_MIN_VALUE_AREA;
-            w->ninstances++;
-            w->nvalues = n;
-            return PCQ_OK;
-        }
+     * a name with no U+0000, room for all of it in dst (wr_fast_instance);
+     * anything else takes the two calls, which say what is wrong. */
+    if (w && values && n > 0 && n == w->want_values && wr_fast_instance(w, instance_id, name16, nbytes, n)) {
+        if (wr_records(w->dst + w->len, values, sizes, n)) return wr_fail(w, PCQ_ERR_INVALID_ARG);
+        w->len += (size_t)n * WR_MIN_VALUE_AREA;
+        w->nvalues = n;
+        wr_instance_done(w);
+        return PCQ_OK;
     }
     rc = pcq_put_data_instance(w, instance_id, name16, nbytes);
     return rc != PCQ_OK ? rc : pcq_put_values_u64(w, values, sizes, n);
@@ -4114,6 +4223,7 @@ int pcq_end_block(pcq_writer *w)
     }
     wr_patch_size(w, w->block_at + COUNTER_HEADER_dwSize, w->block_at);
     if (w->err == PCQ_OK) w->state = WR_DATA;
+    wr_sync(w);
     return w->err;
 }
 

@@ -942,16 +942,17 @@ PCQ_INLINE_ uint64_t pcq_ld64_(const uint8_t *p)
     return (uint64_t)pcq_ld32_(p) | (uint64_t)pcq_ld32_(p + 4) << 32;
 }
 
-/* A canonical _PERF_COUNTER_DATA at p (dwSize 16, dwDataSize 4 or 8). */
+/* A canonical _PERF_COUNTER_DATA at p (dwSize 16, dwDataSize 4 or 8): a
+ * 4-byte value is the low half of the 8 bytes. */
 PCQ_INLINE_ void pcq_value_at_(const uint8_t *b, size_t at, pcq_value *out)
 {
     uint32_t ds = pcq_ld32_(b + at);
+    uint64_t v = pcq_ld64_(b + at + 8);
     out->data_size = ds;
     out->size = 16;
     out->data.ptr = b + at + 8;
     out->data.len = ds;
-    out->u64 = pcq_ld64_(b + at + 8);
-    if (ds == 4) out->u64 &= 0xFFFFFFFFu;
+    out->u64 = ds == 4 ? (uint32_t)v : v;
     out->is_int = 1;
     out->offset = at;
 }
@@ -1016,29 +1017,38 @@ PCQ_INLINE_ void pcq_block_values_fast_(const pcq_data *d, const pcq_block *b, p
 }
 
 /* A canonical name's NUL is in its last 8 bytes, zeros after it: the name
- * ends after the non-zero UTF-16 units of that word. */
+ * ends at the lowest zero unit of that word, which the lowest flag of
+ * (w - 0x0001..) & ~w & 0x8000.. marks exactly (borrows only flag units
+ * above a zero one). Its position k (0..3): a count of trailing zero bits
+ * where the compiler has one, else three tests of the low flags. */
 PCQ_INLINE_ size_t pcq_name_len_(const uint8_t *b, size_t name, size_t end)
 {
-    uint64_t w = pcq_ld64_(b + end - 8), hi = 0x8000800080008000u;
-    uint64_t zero = ~(((w & ~hi) + ~hi) | w) & hi; /* the high bit of each zero unit */
-    return end - 8 - name + 2 * (4 - (size_t)(((zero >> 15) * 0x0001000100010001u) >> 48));
+    uint64_t w = pcq_ld64_(b + end - 8);
+    uint64_t z = (w - 0x0001000100010001u) & ~w & 0x8000800080008000u;
+#if defined(__GNUC__)
+    size_t k = (size_t)__builtin_ctzll(z) >> 4;
+#else
+    size_t k = (size_t) !(z & 0x8000u) + !(z & 0x80008000u) + !(z & 0x800080008000u);
+#endif
+    return end - 8 - name + 2 * k;
 }
 
 PCQ_INLINE_ int pcq_instances_of_block_next_fast_(pcq_iter *it, pcq_data_instance *out)
 {
     if (it->fast && it->f.left) {
         const uint8_t *b = it->buf;
-        size_t at = it->f.pos, size = pcq_ld32_(b + at);
+        size_t at = it->f.pos, size = pcq_ld32_(b + at), values = at + size;
+        size_t end = values + 16 * (size_t)it->f.nvalues;
         out->size = (uint32_t)size;
         out->instance_id = pcq_ld32_(b + at + 4);
         out->name.ptr = b + at + 8;
-        out->name.len = pcq_name_len_(b, at + 8, at + size);
+        out->name.len = pcq_name_len_(b, at + 8, values);
         out->offset = at;
         out->num_values = it->f.nvalues;
-        out->values = at + size;
-        out->values_end = at + size + 16 * (size_t)it->f.nvalues;
-        if (it->f.nvalues) { /* the last value: a type 4 instance's one */
-            pcq_value_at_(b, out->values_end - 16, &out->value);
+        out->values = values;
+        out->values_end = end;
+        if (end != values) { /* the last value: a type 4 instance's one */
+            pcq_value_at_(b, end - 16, &out->value);
         } else {
             out->value.data_size = out->value.size = 0;
             out->value.data.ptr = 0;
@@ -1047,9 +1057,8 @@ PCQ_INLINE_ int pcq_instances_of_block_next_fast_(pcq_iter *it, pcq_data_instanc
             out->value.is_int = 0;
             out->value.offset = 0;
         }
-        it->f.pos = out->values_end;
+        it->f.pos = end;
         it->f.left--;
-        it->f.index++;
         return 1;
     } else {
         pcq_iter t = *it;
@@ -1066,7 +1075,12 @@ PCQ_INLINE_ size_t pcq_values_read_u64_fast_(pcq_iter *it, uint64_t *out, size_t
     if (it && out && it->fast) {
         const uint8_t *p = it->buf + it->f.pos;
         size_t n = cap < it->f.left ? cap : it->f.left, i;
-        for (i = 0; i < n; i++, p += 16) {
+        for (i = 0; i + 2 <= n; i += 2, p += 32) { /* two a turn: half the loop's own instructions */
+            uint64_t v0 = pcq_ld64_(p + 8), v1 = pcq_ld64_(p + 24);
+            out[i] = pcq_ld32_(p) == 4 ? (uint32_t)v0 : v0;
+            out[i + 1] = pcq_ld32_(p + 16) == 4 ? (uint32_t)v1 : v1;
+        }
+        if (i < n) {
             uint64_t v = pcq_ld64_(p + 8);
             out[i] = pcq_ld32_(p) == 4 ? (uint32_t)v : v;
         }
@@ -1136,6 +1150,8 @@ typedef struct pcq_writer {
     size_t data_at, block_at, multi_at, inst_at;        /* private */
     uint32_t nblocks, ninstances, nvalues, want_values; /* private */
     uint32_t block_type;                                /* private */
+    uint32_t fast;      /* private: value records that may be stored now, with no other check */
+    uint32_t fast_inst; /* private: an instance may be stored now (if it fits) */
 } pcq_writer;
 
 /* Starts a writer on dst (cap bytes; dst NULL: a sizing pass). */
@@ -1210,6 +1226,48 @@ PCQ_API int pcq_end_data(pcq_writer *w);
  * PCQ_ERR_BUFFER_TOO_SMALL with *out_len = bytes needed. */
 PCQ_API int pcq_reencode(pcq_kind kind, const void *src, size_t len, void *dst, size_t cap, size_t *out_len,
                          pcq_error *err);
+/* The writer's per-value fast path: while the open block or instance wants
+ * more values than this one and they fit dst (w->fast, kept by the writer),
+ * a 4- or 8-byte value is its 16-byte record, stored here; the last value
+ * of a unit, and everything else, goes through the function. */
+PCQ_INLINE_ void pcq_st64_(uint8_t *p, uint64_t v)
+{
+    p[0] = (uint8_t)v;
+    p[1] = (uint8_t)(v >> 8);
+    p[2] = (uint8_t)(v >> 16);
+    p[3] = (uint8_t)(v >> 24);
+    p[4] = (uint8_t)(v >> 32);
+    p[5] = (uint8_t)(v >> 40);
+    p[6] = (uint8_t)(v >> 48);
+    p[7] = (uint8_t)(v >> 56);
+}
+
+PCQ_INLINE_ int pcq_put_value_fast_(pcq_writer *w, uint64_t v, uint32_t data_size)
+{
+    uint8_t *p = w->dst + w->len;
+    pcq_st64_(p, data_size | (uint64_t)16 << 32); /* dwDataSize, dwSize 16 */
+    pcq_st64_(p + 8, v);                          /* the value and its zero padding */
+    w->len += 16;
+    w->nvalues++;
+    w->fast--;
+    return 0;
+}
+
+PCQ_INLINE_ int pcq_put_value_u64_fast_(pcq_writer *w, uint64_t v)
+{
+    if (w && w->fast > 1) return pcq_put_value_fast_(w, v, 8);
+    return pcq_put_value_u64(w, v);
+}
+
+PCQ_INLINE_ int pcq_put_value_u32_fast_(pcq_writer *w, uint32_t v)
+{
+    if (w && w->fast > 1) return pcq_put_value_fast_(w, v, 4);
+    return pcq_put_value_u32(w, v);
+}
+
+#define pcq_put_value_u64(w, v) pcq_put_value_u64_fast_((w), (v))
+#define pcq_put_value_u32(w, v) pcq_put_value_u32_fast_((w), (v))
+
 #endif /* PCQ_NO_ENCODER */
 
 /* ==== BEGIN evaluator (pcq_calc.c) ==== */

@@ -479,27 +479,26 @@ uint32_t bench_units_for(const bench_shape *s, size_t target)
     return target > 0xFFFFFFu ? 0xFFFFFFu : (uint32_t)target;
 }
 
-/* One value through the per-value writer. */
-static void put_one(pcq_writer *w, const bench_content *c, uint32_t j, uint64_t v)
-{
-    if (c->sizes[j] == 8)
-        pcq_put_value_u64(w, v);
-    else
-        pcq_put_value_u32(w, (uint32_t)v);
-}
-
 /* n values of the counters from j0 (j0 + k, or all j0 when one), per value
  * or in one batch; *at moves past them. */
 static void put_values(pcq_writer *w, const bench_content *c, const uint64_t *vals, size_t *at, uint32_t j0,
                        uint32_t n, int one, int batch)
 {
     uint32_t k;
+    size_t a = *at;
     if (batch && !one) {
         pcq_put_values_u64(w, vals + *at, c->sizes + j0, n);
         *at += n;
         return;
     }
-    for (k = 0; k < n; k++) put_one(w, c, one ? j0 : j0 + k, vals[(*at)++]);
+    for (k = 0; k < n; k++) { /* a: a local, which the calls cannot move */
+        uint32_t j = one ? j0 : j0 + k;
+        if (c->sizes[j] == 8)
+            pcq_put_value_u64(w, vals[a + k]);
+        else
+            pcq_put_value_u32(w, (uint32_t)vals[a + k]);
+    }
+    *at = a + n;
 }
 
 /* An instance of a type 4 or 6 block and its values. */
