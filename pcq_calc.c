@@ -753,6 +753,71 @@ static void *take(cmem *m, size_t n, size_t size)
     return p;
 }
 
+/* The indexes are sorted by a stable least-significant-digit radix sort on
+ * 64-bit keys, a byte a pass, passes over bytes every key shares left out:
+ * linear in n whatever the keys (at most eight passes; a comparison sort
+ * was n log n comparisons, each reading the buffers: D12). idx[0..n) holds
+ * the entries 0..n-1 in some order, key[e] is entry e's key, tmp has room
+ * for n entries. */
+static void radix_idx(uint32_t *idx, uint32_t *tmp, size_t n, const uint64_t *key)
+{
+    uint32_t count[256], sum, x, *from = idx, *to = tmp, *t;
+    uint64_t any = 0, all = ~(uint64_t)0;
+    size_t i;
+    unsigned d, k;
+    for (i = 0; i < n; i++) {
+        any |= key[i];
+        all &= key[i];
+    }
+    for (d = 0; d < 64; d += 8) {
+        if (((any ^ all) >> d & 0xFFu) == 0) continue; /* every key has this byte */
+        memset(count, 0, sizeof count);
+        for (i = 0; i < n; i++) count[key[from[i]] >> d & 0xFFu]++;
+        for (k = 0, sum = 0; k < 256; k++) {
+            x = count[k];
+            count[k] = sum;
+            sum += x;
+        }
+        for (i = 0; i < n; i++) to[count[key[from[i]] >> d & 0xFFu]++] = from[i];
+        t = from;
+        from = to;
+        to = t;
+    }
+    if (from != idx) memcpy(idx, from, n * sizeof *idx);
+}
+
+static size_t max4(size_t a, size_t b, size_t c, size_t d)
+{
+    size_t m = a > b ? a : b;
+    if (c > m) m = c;
+    return d > m ? d : m;
+}
+
+/* Room a sort of n entries takes for a while: its keys and second array. */
+static size_t sort_bytes(size_t n)
+{
+    return mem_bytes(n, 8) + mem_bytes(n, 4);
+}
+
+typedef uint64_t (*key_fn)(const void *ctx, uint32_t e);
+
+/* idx[e] = e for e < n, then sorted by key(ctx, e) and e, in room taken
+ * from m and given back. */
+static void sort_by_key(cmem *m, uint32_t *idx, size_t n, key_fn key, const void *ctx)
+{
+    cmem keep = *m;
+    uint64_t *k;
+    uint32_t *tmp, e;
+    for (e = 0; e < n; e++) idx[e] = e;
+    if (n < 2) return;
+    k = (uint64_t *)take(m, n, 8);
+    tmp = (uint32_t *)take(m, n, 4);
+    if (PCQ_NEVER(k == NULL || tmp == NULL)) return; /* the plan counted them (sort_bytes) */
+    for (e = 0; e < n; e++) k[e] = key(ctx, e);
+    radix_idx(idx, tmp, n, k);
+    *m = keep;
+}
+
 /* ---- counter-info and identifiers, by id --------------------------------- */
 
 /* What every walk of a sample shares. */
@@ -761,7 +826,8 @@ typedef struct ccommon {
     const pcq_identifier *ids;
     size_t n_ids;
     uint32_t *info_idx; /* counter-info indexes by CounterId, then index (NULL: none) */
-    uint32_t *ids_idx;  /* identifiers by Index, then position (NULL: none) */
+    uint32_t *ids_map;  /* block i: the first identifier whose Index is i, or NO_POS (NULL: none) */
+    uint32_t ids_map_n; /* blocks it covers: the most either sample has */
     int ids_ordered;    /* ids[i].Index is i for every i: no index needed */
     int multi_set;      /* the counterset is not single-instance */
 } ccommon;
@@ -772,30 +838,10 @@ static uint32_t info_id(const pcq_counterset_info *info, uint32_t i)
     return PCQ_ALWAYS(pcq_counterset_counter(info, i, &r) == PCQ_OK) ? r.counter_id : 0; /* i < num */
 }
 
-static int info_less(const void *ctx, uint32_t a, uint32_t b)
-{
-    const pcq_counterset_info *info = (const pcq_counterset_info *)ctx;
-    uint32_t ia = info_id(info, a), ib = info_id(info, b);
-    return ia < ib || (ia == ib && a < b);
-}
-
 static int info_cmp(const void *ctx, uint32_t e, const void *key)
 {
     uint32_t id = info_id((const pcq_counterset_info *)ctx, e), k = *(const uint32_t *)key;
     return id < k ? -1 : id > k;
-}
-
-static int ids_less(const void *ctx, uint32_t a, uint32_t b)
-{
-    const pcq_identifier *ids = (const pcq_identifier *)ctx;
-    return ids[a].index < ids[b].index || (ids[a].index == ids[b].index && a < b);
-}
-
-static int ids_cmp(const void *ctx, uint32_t e, const void *key)
-{
-    const pcq_identifier *ids = (const pcq_identifier *)ctx;
-    uint32_t k = *(const uint32_t *)key;
-    return ids[e].index < k ? -1 : ids[e].index > k;
 }
 
 /* Whether counter-info entry `hint` is the first with counter id. */
@@ -833,9 +879,9 @@ static const pcq_identifier *ident_for_block(const ccommon *cc, uint32_t i)
     size_t k;
     if (i < cc->n_ids && cc->ids[i].index == i) return &cc->ids[i];
     if (cc->n_ids == 0 || cc->ids_ordered) return NULL; /* in order: block i has the i-th, or none */
-    if (cc->ids_idx != NULL) {
-        k = lower_bound(cc->ids_idx, cc->n_ids, ids_cmp, cc->ids, &i);
-        return k < cc->n_ids && cc->ids[cc->ids_idx[k]].index == i ? &cc->ids[cc->ids_idx[k]] : NULL;
+    if (cc->ids_map != NULL) {
+        k = i < cc->ids_map_n ? cc->ids_map[i] : NO_POS;
+        return k != NO_POS ? &cc->ids[k] : NULL;
     }
     return NULL; /* LCOV_EXCL_LINE: out of order, they are always indexed before a lookup */
 }
@@ -878,6 +924,7 @@ typedef struct gref {
     uint32_t name_len, instance_id;
     uint32_t block_off, inst_off, block_index, one_id;
     uint32_t rank; /* its instance's rank among the sample's (values indexed) */
+    uint32_t hash; /* of its instance (has_instance, InstanceId, name): the sort's first key */
     uint8_t has_instance, single;
 } gref;
 
@@ -937,8 +984,7 @@ static int gwalk_next(gwalk *w, cgroup *g)
     const pcq_identifier *ident;
     uint32_t id;
     for (;;) {
-        if (w->in_block) {
-            memset(g, 0, sizeof *g);
+        if (w->in_block) { /* instance_group sets every field but inst, which this fills */
             if (pcq_instances_of_block_next(&w->insts, &g->inst) == 1) {
                 instance_group(&w->blk, w->next_block - 1, w->blk_id, g);
                 return 1;
@@ -968,8 +1014,30 @@ static int gwalk_next(gwalk *w, cgroup *g)
     }
 }
 
+/* A 32-bit hash of an instance: equal instances hash alike, so the groups of
+ * one instance sort together; two that differ and hash alike are put in
+ * order by key_cmp (sample_index). The name 8 bytes a step (a multiply and
+ * a shift each), its tail a byte at a time. */
+static uint32_t instance_hash(int has_instance, uint32_t instance_id, const uint8_t *name, size_t n)
+{
+    const uint64_t mul = 0x9E3779B97F4A7C15u;
+    uint64_t h = ((uint64_t)instance_id << 32 | (uint32_t)n) ^ (has_instance ? 0xD6E8FEB86659FD93u : 0), x;
+    size_t i;
+    if (!has_instance) return 0;
+    for (i = 0; n - i >= 8; i += 8) {
+        memcpy(&x, name + i, 8); /* any byte order: only equality matters, and this host's is fixed */
+        h = (h ^ x) * mul;
+        h ^= h >> 29;
+    }
+    for (x = 0; i < n; i++) x = x << 8 | name[i];
+    h = (h ^ x) * mul;
+    h ^= h >> 32;
+    return (uint32_t)h;
+}
+
 static void gref_of(const cgroup *g, gref *r)
 {
+    r->hash = instance_hash(g->has_instance, g->instance_id, g->name.ptr, g->name.len);
     r->name = g->name.ptr;
     r->name_len = (uint32_t)g->name.len;
     r->instance_id = g->instance_id;
@@ -1068,6 +1136,7 @@ typedef struct csample {
     uint32_t *ord;     /* ... in key order */
     vkey *vidx;        /* loose: its values, group by group in wire order */
     uint32_t *vord;    /* ... by (rank, counter id, wire order) */
+    uint32_t *rank_at; /* ... where each rank starts in vord (and one past the last) */
 } csample;
 
 static int group_less(const void *ctx, uint32_t a, uint32_t b)
@@ -1077,12 +1146,42 @@ static int group_less(const void *ctx, uint32_t a, uint32_t b)
     return c < 0 || (c == 0 && a < b);
 }
 
-static int vkey_less(const void *ctx, uint32_t a, uint32_t b)
+/* The order of the group index: the instance's hash, then key_cmp. */
+static int gkey_cmp(const gref *a, const gref *b)
+{
+    if (a->hash != b->hash) return a->hash < b->hash ? -1 : 1;
+    return key_cmp(a, b, 1);
+}
+
+/* Sorts s->ord by (hash, single, counter, wire order) in two radix sorts,
+ * then each run of one hash that holds more than one instance (a collision)
+ * by key_cmp: the groups in gkey_cmp order, those of one key in wire order. */
+static void sort_groups(csample *s, cmem *m)
+{
+    cmem keep = *m;
+    uint32_t n = s->ngroups, i, j, *tmp;
+    uint64_t *k;
+    if (n < 2) return;
+    k = (uint64_t *)take(m, n, 8);
+    tmp = (uint32_t *)take(m, n, 4);
+    if (PCQ_NEVER(k == NULL || tmp == NULL)) return; /* the plan counted them (sort_bytes) */
+    for (i = 0; i < n; i++) k[i] = (uint64_t)s->refs[i].single << 32 | s->refs[i].one_id;
+    radix_idx(s->ord, tmp, n, k);
+    for (i = 0; i < n; i++) k[i] = s->refs[i].hash;
+    radix_idx(s->ord, tmp, n, k);
+    for (i = 0; i < n; i = j) {
+        int mixed = 0;
+        for (j = i + 1; j < n && s->refs[s->ord[j]].hash == s->refs[s->ord[i]].hash; j++)
+            mixed |= key_cmp(&s->refs[s->ord[j]], &s->refs[s->ord[i]], 0) != 0;
+        if (mixed) sort_idx(s->ord + i, j - i, group_less, s->refs);
+    }
+    *m = keep;
+}
+
+static uint64_t vkey_key(const void *ctx, uint32_t e)
 {
     const vkey *v = (const vkey *)ctx;
-    if (v[a].rank != v[b].rank) return v[a].rank < v[b].rank;
-    if (v[a].id != v[b].id) return v[a].id < v[b].id;
-    return a < b; /* vidx is in wire order */
+    return (uint64_t)v[e].rank << 32 | v[e].id;
 }
 
 static int vkey_cmp(const void *ctx, uint32_t e, const void *key)
@@ -1173,34 +1272,40 @@ static void sample_index(csample *s, cmem *m, int values)
     gwalk w;
     cgroup g;
     gvit v;
-    uint32_t i, id, rank = 0;
+    uint32_t i, id, rank = 0, r;
     size_t k = 0;
     s->refs = (gref *)take(m, s->ngroups, sizeof *s->refs);
     s->ord = (uint32_t *)take(m, s->ngroups, sizeof *s->ord);
+    if (values) {
+        s->vidx = (vkey *)take(m, s->nvalues, sizeof *s->vidx);
+        s->vord = (uint32_t *)take(m, s->nvalues, sizeof *s->vord);
+    }
     gwalk_begin(&w, s->d, s->cc);
-    for (i = 0; i < s->ngroups && gwalk_next(&w, &g) == 1; i++) {
+    for (i = 0; i < s->ngroups && gwalk_next(&w, &g) == 1; i++) { /* one walk: groups and values */
         gref_of(&g, &s->refs[i]);
         s->ord[i] = i;
+        if (!values) continue;
+        gv_begin(s->d, &g, &v);
+        while (PCQ_ALWAYS(k < s->nvalues) && gv_next(&v, &g, &id, &s->vidx[k].v) == 1) {
+            s->vidx[k].rank = i; /* its group, until the groups have ranks */
+            s->vidx[k].id = id;
+            k++;
+        }
     }
-    sort_idx(s->ord, s->ngroups, group_less, s->refs);
+    sort_groups(s, m);
     if (!values) return;
     for (i = 0; i < s->ngroups; i++) { /* the same instance: the same rank */
         if (i > 0 && key_cmp(&s->refs[s->ord[i - 1]], &s->refs[s->ord[i]], 0) != 0) rank++;
         s->refs[s->ord[i]].rank = rank;
     }
-    s->vidx = (vkey *)take(m, s->nvalues, sizeof *s->vidx);
-    s->vord = (uint32_t *)take(m, s->nvalues, sizeof *s->vord);
-    gwalk_begin(&w, s->d, s->cc);
-    for (i = 0; i < s->ngroups && gwalk_next(&w, &g) == 1; i++) {
-        gv_begin(s->d, &g, &v);
-        while (PCQ_ALWAYS(k < s->nvalues) && gv_next(&v, &g, &id, &s->vidx[k].v) == 1) {
-            s->vidx[k].rank = s->refs[i].rank;
-            s->vidx[k].id = id;
-            s->vord[k] = (uint32_t)k;
-            k++;
-        }
+    for (r = 0; r < k; r++) s->vidx[r].rank = s->refs[s->vidx[r].rank].rank;
+    sort_by_key(m, s->vord, k, vkey_key, s->vidx);
+    s->rank_at = (uint32_t *)take(m, (size_t)s->ngroups + 2, 4); /* ranks < groups, and one past */
+    if (PCQ_NEVER(s->rank_at == NULL)) return;                   /* the plan counted it */
+    for (r = 0, i = 0; r <= rank + 1; r++) {                     /* one pass: vord is by rank */
+        while (i < k && s->vidx[s->vord[i]].rank < r) i++;
+        s->rank_at[r] = i;
     }
-    sort_idx(s->vord, k, vkey_less, s->vidx);
 }
 
 /* The first value of counter id among the groups of the instance of group
@@ -1208,12 +1313,15 @@ static void sample_index(csample *s, cmem *m, int values)
 static int find_loose(const csample *s, uint32_t ordinal, uint32_t id, cval *out)
 {
     vkey key;
+    uint32_t lo, n;
     size_t k;
     key.rank = s->refs[ordinal].rank;
     key.id = id;
-    k = lower_bound(s->vord, s->nvalues, vkey_cmp, s->vidx, &key);
-    if (k == s->nvalues || vkey_cmp(s->vidx, s->vord[k], &key) != 0) return 0;
-    *out = s->vidx[s->vord[k]].v;
+    lo = s->rank_at[key.rank]; /* the instance's values, then a search among them alone */
+    n = s->rank_at[key.rank + 1] - lo;
+    k = lower_bound(s->vord + lo, n, vkey_cmp, s->vidx, &key);
+    if (k == n || vkey_cmp(s->vidx, s->vord[lo + k], &key) != 0) return 0;
+    *out = s->vidx[s->vord[lo + k]].v;
     return 1;
 }
 
@@ -1226,7 +1334,7 @@ static void join(const csample *n, const csample *o, uint32_t *match)
     uint32_t i;
     for (i = 0; i < n->ngroups; i++) match[i] = NO_POS;
     while (a < n->ngroups && b < o->ngroups) {
-        int c = key_cmp(&n->refs[n->ord[a]], &o->refs[o->ord[b]], 1);
+        int c = gkey_cmp(&n->refs[n->ord[a]], &o->refs[o->ord[b]]);
         if (c != 0) {
             if (c < 0)
                 a++;
@@ -1271,16 +1379,11 @@ typedef struct colset {
     ccol *col;              /* local, or working memory for lists past COOK_COLS */
     cval *nv, *ov;          /* a group's values, newer and older */
     uint32_t *lidx, *olidx; /* lists past COOK_COLS: positions by (id, position) */
+    uint64_t *lkey;         /* ... and room to sort them */
+    uint32_t *ltmp;
     ccol col_local[COOK_COLS];
     cval nv_local[COOK_COLS], ov_local[COOK_COLS];
 } colset;
-
-static int pos_less(const void *ctx, uint32_t a, uint32_t b)
-{
-    const pcq_block *blk = (const pcq_block *)ctx;
-    uint32_t ia = pcq_block_counter_id(blk, a), ib = pcq_block_counter_id(blk, b);
-    return ia < ib || (ia == ib && a < b);
-}
 
 static int pos_cmp(const void *ctx, uint32_t e, const void *key)
 {
@@ -1288,13 +1391,16 @@ static int pos_cmp(const void *ctx, uint32_t e, const void *key)
     return id < k ? -1 : id > k;
 }
 
-/* Sorts the positions of b's list by counter id when it is long (idx) */
-static void list_index(const pcq_block *b, uint32_t *idx)
+/* Sorts the positions of b's list by counter id when it is long (idx). */
+static void list_index(const colset *cs, const pcq_block *b, uint32_t *idx)
 {
     uint32_t k;
     if (b->num_counters <= COOK_COLS) return;
-    for (k = 0; k < b->num_counters; k++) idx[k] = k;
-    sort_idx(idx, b->num_counters, pos_less, b);
+    for (k = 0; k < b->num_counters; k++) {
+        idx[k] = k;
+        cs->lkey[k] = pcq_block_counter_id(b, k);
+    }
+    radix_idx(idx, cs->ltmp, b->num_counters, cs->lkey);
 }
 
 /* The first position of counter id in b's list, or NO_POS. */
@@ -1342,7 +1448,7 @@ static void columns_make(colset *cs, const ccommon *cc, const pcq_block *b)
 {
     uint32_t j, k, n = b->num_counters;
     pcq_counter_reg r;
-    list_index(b, cs->lidx);
+    list_index(cs, b, cs->lidx);
     for (j = 0; j < n; j++) {
         ccol *col = &cs->col[j];
         memset(col, 0, sizeof *col);
@@ -1370,7 +1476,7 @@ static void columns_older(colset *cs, const ccommon *cc, const pcq_block *ob)
 {
     uint32_t j, k;
     pcq_counter_reg r;
-    list_index(ob, cs->olidx);
+    list_index(cs, ob, cs->olidx);
     for (j = 0; j < cs->n; j++) {
         ccol *col = &cs->col[j];
         col->opos = list_pos(ob, cs->olidx, col->id);
@@ -1703,6 +1809,12 @@ static int numbered_before(const pcq_calc_row *rows, size_t a, size_t b)
            (rows[a - 1].instance_id == rows[b - 1].instance_id && a < b);
 }
 
+/* Leaders a and b that number_bucket cannot tell apart but by their rows. */
+static int same_leader(const pcq_calc_row *rows, size_t a, size_t b)
+{
+    return name_cmp(&rows[a - 1], &rows[b - 1]) == 0 && rows[a - 1].instance_id == rows[b - 1].instance_id;
+}
+
 static size_t merge_lists(pcq_calc_row *rows, size_t a, size_t b)
 {
     size_t head = 0, tail = 0, k;
@@ -1750,6 +1862,17 @@ static void number_bucket(pcq_calc_row *rows, size_t list)
 {
     size_t k, prev = 0;
     uint32_t n = 0;
+    /* One name and InstanceId (the bucket of many a hostile sample makes):
+     * name#n order is the rows' order, the reverse of the list's (number_hashed
+     * puts each leader first), so no sort. */
+    for (prev = list, k = link_next(rows, list); k != 0 && k < prev && same_leader(rows, list, k);)
+        n++, prev = k, k = link_next(rows, k);
+    if (k == 0) {
+        for (k = list; k != 0; k = link_next(rows, k)) rows[k - 1].dup_index = n--;
+        return;
+    }
+    prev = 0;
+    n = 0;
     for (k = sort_list(rows, list); k != 0; prev = k, k = link_next(rows, k)) {
         n = prev != 0 && name_cmp(&rows[prev - 1], &rows[k - 1]) == 0 ? n + 1 : 0;
         rows[k - 1].dup_index = n;
@@ -1958,7 +2081,7 @@ static size_t index_bytes(size_t groups, size_t values, int with_groups, int loo
 {
     size_t m = 0;
     if (with_groups || loose) m += mem_bytes(groups, sizeof(gref)) + mem_bytes(groups, 4);
-    if (loose) m += mem_bytes(values, sizeof(vkey)) + mem_bytes(values, 4);
+    if (loose) m += mem_bytes(values, sizeof(vkey)) + mem_bytes(values, 4) + mem_bytes(groups + 2, 4);
     return m;
 }
 
@@ -1975,6 +2098,13 @@ static int hints_ok(const pcq_counterset_info *info, const pcq_data *d)
             for (j = 0; j < b.num_counters; j++)
                 if (!hint_ok(info, pcq_block_counter_id(&b, j), j)) return 0;
     return 1;
+}
+
+/* The blocks an identifier map covers: the most either sample has. */
+static uint32_t ids_blocks(const cook_ctx *c)
+{
+    uint32_t n = c->newer->num_counters;
+    return c->older != NULL && c->older->num_counters > n ? c->older->num_counters : n;
 }
 
 /* Rows the cook returns (one per value of the newer sample, then the
@@ -2014,34 +2144,49 @@ static size_t cook_plan(cook_ctx *c, size_t *rows, size_t *nagg)
         }
     }
     if (!exact || ln || !hints_ok(info, c->newer)) mem += mem_bytes(info->set.num_counters, 4);
-    if (!exact) mem += mem_bytes(c->cc.n_ids, 4);
+    if (!exact) mem += mem_bytes(ids_blocks(c), 4);
     if (c->older != NULL && !step) /* the join */
         mem += index_bytes(gn, vn, 1, ln) + index_bytes(go, vo, 1, lo) + mem_bytes(gn, 4);
     else
         mem += index_bytes(gn, vn, 0, ln) + (c->older != NULL ? index_bytes(go, vo, 0, lo) : 0);
     if (max_list > COOK_COLS)
         mem += mem_bytes(max_list, sizeof(ccol)) + 2 * mem_bytes(max_list, sizeof(cval)) +
-               2 * mem_bytes(max_list, 4);
+               2 * mem_bytes(max_list, 4) + sort_bytes(max_list);
+    if (mem > 0) /* an index is made: the room its sort takes for a while (the largest) */
+        mem += sort_bytes(max4(info->set.num_counters, 0, gn > go ? gn : go, vn > vo ? vn : vo));
     return mem;
 }
 
 /* The indexes of the counterset-info (by CounterId) and of the identifiers
  * (by Index). */
-static void info_index(ccommon *cc, cmem *m)
+static uint64_t info_key(const void *ctx, uint32_t e)
 {
-    uint32_t i, n = cc->info->set.num_counters;
-    if (n == 0) return;
-    cc->info_idx = (uint32_t *)take(m, n, 4);
-    for (i = 0; i < n; i++) cc->info_idx[i] = i;
-    sort_idx(cc->info_idx, n, info_less, cc->info);
+    return info_id((const pcq_counterset_info *)ctx, e);
 }
 
-static void ids_index(ccommon *cc, cmem *m)
+static void info_index(ccommon *cc, cmem *m)
 {
+    uint32_t n = cc->info->set.num_counters;
+    if (n == 0) return;
+    cc->info_idx = (uint32_t *)take(m, n, 4);
+    sort_by_key(m, cc->info_idx, n, info_key, cc->info);
+}
+
+/* Identifiers out of order: block i's is found in one step through a map
+ * by Index over the blocks (the first identifier with that Index), made in
+ * one pass; an Index past the last block names no block. */
+static void ids_index(ccommon *cc, cmem *m, uint32_t nblocks)
+{
+    size_t k;
     uint32_t i;
-    cc->ids_idx = (uint32_t *)take(m, cc->n_ids, 4);
-    for (i = 0; i < cc->n_ids; i++) cc->ids_idx[i] = i;
-    sort_idx(cc->ids_idx, cc->n_ids, ids_less, cc->ids);
+    cc->ids_map = (uint32_t *)take(m, nblocks, 4);
+    cc->ids_map_n = nblocks;
+    if (PCQ_NEVER(cc->ids_map == NULL && nblocks > 0)) return; /* the plan counted it */
+    for (i = 0; i < nblocks; i++) cc->ids_map[i] = NO_POS;
+    for (k = 0; k < cc->n_ids; k++) {
+        i = cc->ids[k].index;
+        if (i < nblocks && cc->ids_map[i] == NO_POS) cc->ids_map[i] = (uint32_t)k;
+    }
 }
 
 /* A block of type 1, or of type 4 with instances, without a counter: an
@@ -2081,6 +2226,8 @@ static void cols_setup(colset *cs, cmem *m, uint32_t max_list)
     cs->ov = (cval *)take(m, max_list, sizeof(cval));
     cs->lidx = (uint32_t *)take(m, max_list, 4);
     cs->olidx = (uint32_t *)take(m, max_list, 4);
+    cs->lkey = (uint64_t *)take(m, max_list, 8);
+    cs->ltmp = (uint32_t *)take(m, max_list, 4);
 }
 
 /* Everything but the rows: the indexes a cook needs, in working memory. */
@@ -2093,7 +2240,7 @@ static int cook_prepare(cook_ctx *c, cmem *m)
     memset(&c->old, 0, sizeof c->old);
     c->old.d = c->older;
     c->old.cc = &c->cc;
-    if (!c->cc.ids_ordered) ids_index(&c->cc, m); /* first: the scans look them up */
+    if (!c->cc.ids_ordered) ids_index(&c->cc, m, ids_blocks(c)); /* first: the scans look them up */
     sample_scan(&c->nw);
     if (c->older != NULL) sample_scan(&c->old);
     if (!c->cc.ids_ordered || c->nw.loose || !hints_ok(c->cc.info, c->newer)) info_index(&c->cc, m);
