@@ -1413,7 +1413,9 @@ enum {
     FL_EXACT = 2,   /* after the last item, >= 8 unused bytes blame size_at  */
     FL_INPUT = 4,   /* bounded by the input (no size field): a count that     */
                     /* runs past it is TRUNCATED at count_at                 */
-    FL_CONT = 8     /* its parent goes on where it ends (instance values)    */
+    FL_CONT = 8,    /* its parent goes on where it ends (instance values)    */
+    FL_SLOW = 16    /* PCQ_BULK: an instance was not canonical; the rest of   */
+                    /* the block is walked without trying the fast path      */
 };
 
 /* [pos, pos + n), a fixed part, lies inside the frame and the input? Else
@@ -2199,8 +2201,15 @@ static int bulk_instance(rd *r, frame *f, pcq_item *it)
     size = ld32(b + at + INSTANCE_HEADER_Size);
     if (size < 16 || (size & 7) || size > room || vb > room - size) return 0;
     last = at + size - 8;
-    for (p = at + INSTANCE_HEADER_InstanceName; p < last; p += 8) nul |= has_nul16(ld64(b + p));
-    if (nul | bad_name_end(ld64(b + last)) | bad_values(b, last + 8, f->nvalues)) return 0;
+    if (size >=
+        24) { /* as canonical_instances: the first and last word before the name's end, then between */
+        uint64_t w1 = ld64(b + at + INSTANCE_HEADER_InstanceName), w2 = ld64(b + last - 8);
+        nul = ((w1 - LANES_LO) & ~w1) | ((w2 - LANES_LO) & ~w2);
+        for (p = at + INSTANCE_HEADER_InstanceName + 8; p < last - 8; p += 8) nul |= has_nul16(ld64(b + p));
+    }
+    if ((nul & LANES_HI) | bad_name_end(ld64(b + last)) |
+        (f->nvalues == 1 ? bad_value(ld64(b + last + 8)) : bad_values(b, last + 8, f->nvalues)))
+        return 0;
     item_begin(it, PCQ_S_DATA_INSTANCE, f, at);
     memset(&d->value, 0, sizeof d->value);
     d->size = (uint32_t)size;
@@ -2223,10 +2232,16 @@ static int step_data_instance(rd *r, frame *f, pcq_item *it)
     frame *v;
     size_t at = f->pos;
     int rc;
-    if (bulk_on(r->w) && bulk_instance(r, f, it)) return STEP_ITEM;
-    item_begin(it, PCQ_S_DATA_INSTANCE, f, at);
+    item_begin(it, PCQ_S_DATA_INSTANCE, f, at); /* PCQ_BULK: pcq_walk_next tried the fast path */
     if ((rc = parse_data_instance(r, f, at, d)) != 0) return rc;
     it->size = it->extent = d->size;
+    if (f->nvalues == 0) {   /* no values frame to step */
+        if (bulk_on(r->w)) { /* what drain() says of an empty one */
+            it->values = at + d->size;
+            it->values_fast = !(it->values & 7);
+        }
+        return item_done(f, at + d->size);
+    }
     v = push(r->w, FR_VALUES, at + d->size, f->end, f->depth + 1u);
     counted(v, f->nvalues, FL_CONT, f->btype == PCQ_PERF_COUNTERSET ? f->ids_at - 4 : f->size_at,
             f->btype == PCQ_PERF_COUNTERSET ? MULTI_COUNTERS_NAME ".dwCounters"
@@ -2644,8 +2659,8 @@ int pcq_walk_next(pcq_walk *w, pcq_item *it)
     r.len = w->len;
     r.err = &w->err;
     r.w = w;
-    item_clear(it);
     if (w->err.code) {
+        item_clear(it);
         if (w->cut.type != PCQ_S_NONE) { /* PCQ_BULK: found ahead, reported now */
             *it = w->cut;
             w->cut.type = PCQ_S_NONE;
@@ -2653,8 +2668,10 @@ int pcq_walk_next(pcq_walk *w, pcq_item *it)
         return w->err.code;
     }
     f = w->nframes > 0 ? &w->frames[w->nframes - 1] : NULL;
-    if ((w->mode & WALK_BULK) && f && f->kind == FR_DATA_INSTANCES && f->left && bulk_instance(&r, f, it))
-        return 1; /* the common case of a single pass, straight */
+    if ((w->mode & WALK_BULK) && f && f->kind == FR_DATA_INSTANCES && f->left && !(f->flags & FL_SLOW)) {
+        if (bulk_instance(&r, f, it)) return 1; /* the common case of a single pass, straight */
+        f->flags |= FL_SLOW; /* one try a block: hostile blocks pay it once, not an instance */
+    }
     while (w->nframes > 0) {
         f = &w->frames[w->nframes - 1];
         item_clear(it);
@@ -2671,6 +2688,7 @@ int pcq_walk_next(pcq_walk *w, pcq_item *it)
             if ((f->flags & FL_CONT) && w->nframes > 0) w->frames[w->nframes - 1].pos = f->pos;
         }
     }
+    item_clear(it);
     return 0;
 }
 
