@@ -3119,13 +3119,11 @@ size_t pcq_values_read(pcq_iter *it, pcq_vref *out, size_t cap)
 }
 
 /* Canonical values from `at`: 16 bytes each, the value 4 or 8 bytes. */
-static void fast_u64(const uint8_t *b, size_t at, uint64_t *out, size_t n)
+/* The value of a canonical _PERF_COUNTER_DATA at p (16 bytes, 4 or 8). */
+static PCQ_INLINE uint64_t fast_value(const uint8_t *p)
 {
-    size_t i;
-    for (i = 0; i < n; i++, at += 16) {
-        uint64_t v = ld64(b + at + COUNTER_DATA_SIZE);
-        out[i] = ld32(b + at) == 4 ? (uint32_t)v : v;
-    }
+    uint64_t v = ld64(p + COUNTER_DATA_SIZE);
+    return ld32(p + COUNTER_DATA_dwDataSize) == 4 ? (uint32_t)v : v;
 }
 
 size_t pcq_values_read_u64(pcq_iter *it, uint64_t *out, size_t cap)
@@ -3133,14 +3131,7 @@ size_t pcq_values_read_u64(pcq_iter *it, uint64_t *out, size_t cap)
     pcq_value v;
     size_t n = 0;
     if (!it || !out) return 0;
-    if (it->fast) {
-        n = cap < it->f.left ? cap : it->f.left;
-        fast_u64(it->buf, it->f.pos, out, n);
-        it->f.pos += 16 * n;
-        it->f.left -= (uint32_t)n;
-        it->f.index += (uint32_t)n;
-        return n;
-    }
+    if (it->fast) return pcq_values_read_u64_fast_(it, out, cap); /* the header's loop */
     while (n < cap && pcq_values_next(it, &v) == 1) out[n++] = v.u64;
     return n;
 }
@@ -3165,8 +3156,8 @@ int pcq_block_columns_u64(const pcq_data *d, const pcq_block *b, uint64_t *out, 
         return PCQ_ERR_BUFFER_TOO_SMALL;
     }
     if (b->type == PCQ_PERF_MULTI_COUNTERS) {
-        pcq_block_values(d, b, &vals);
-        if (pcq_values_read_u64(&vals, out, nc) < nc) return vals.err.code; /* bytes not validated */
+        pcq_block_values_fast_(d, b, &vals);
+        if (pcq_values_read_u64_fast_(&vals, out, nc) < nc) return vals.err.code; /* bytes not validated */
         *count = nc;
         return PCQ_OK;
     }
@@ -3174,10 +3165,7 @@ int pcq_block_columns_u64(const pcq_data *d, const pcq_block *b, uint64_t *out, 
     while ((rc = pcq_instances_of_block_next(&it, &in)) == 1) {
         if (it.fast) { /* canonical: 16 bytes a value */
             const uint8_t *p = d->buf + in.values;
-            for (j = 0; j < nc; j++, p += 16) {
-                uint64_t x = ld64(p + COUNTER_DATA_SIZE);
-                out[j * ninst + i] = ld32(p) == 4 ? (uint32_t)x : x;
-            }
+            for (j = 0; j < nc; j++, p += 16) out[j * ninst + i] = fast_value(p);
         } else {
             pcq_instance_values(d, &in, &vals);
             for (j = 0; j < nc && pcq_values_next(&vals, &v) == 1; j++) out[j * ninst + i] = v.u64;
@@ -3210,7 +3198,7 @@ int pcq_block_column_u64(const pcq_data *d, const pcq_block *b, uint32_t j, uint
     pcq_block_instances(d, b, &insts);
     while ((rc = pcq_instances_of_block_next(&insts, &in)) == 1) {
         if (insts.fast) {
-            fast_u64(d->buf, in.values + 16 * (size_t)j, &out[n++], 1);
+            out[n++] = fast_value(d->buf + in.values + 16 * (size_t)j);
             continue;
         }
         pcq_instance_values(d, &in, &vals);
