@@ -1228,20 +1228,14 @@ static size_t convention_base(const sblock *s, pcq_str_convention c)
 }
 
 /* The NUL that ends the text at `start`: the first at or after it, of its
- * parity, found from the last text measured of that parity when it lies
- * inside it or just before it, so that texts met in the order of their
- * starts, or in the reverse order, cost their bytes once in all (entries may
- * share text: D11). */
+ * parity. Callers go in ascending order of start (the entries sorted, or
+ * ascending already), so a text that starts inside the last one measured of
+ * its parity ends where it ended, and the texts cost their bytes once in
+ * all however they share them (D11). */
 static size_t text_end(pcq_walk *w, const uint8_t *b, size_t size, size_t start)
 {
-    size_t p = start % 2, *from = &w->memo[p], *nul = &w->memo[2 + p], x;
-    if (*nul && start >= *from && start <= *nul) return *nul;
-    if (*nul && start < *from) { /* before the last one: only [start, from) is new */
-        x = find_nul16(b, start, *from);
-        if (x < *from) *nul = x; /* a NUL in [start, from) ends this text */
-        *from = start;           /* else the text runs on to the one measured */
-        return *nul;
-    }
+    size_t p = start % 2, *from = &w->memo[p], *nul = &w->memo[2 + p];
+    if (*nul && PCQ_ALWAYS(start >= *from) && start <= *nul) return *nul;
     *from = start;
     return *nul = find_nul16(b, start, size);
 }
