@@ -12,8 +12,9 @@
  *   (c) on any input, pcq_validate succeeds exactly when the walk ends
  *       without error; both report the same error and the same diagnostics,
  *       which come in wire order (non-decreasing offsets).
- * Items are compared as text digests: their place (type, depth, index,
- * offset, size, extent, ...) and every field pcq_item_field gives.
+ * Items are compared as binary digests (words compared with memcmp): their
+ * place (type, depth, index, offset, size, extent, ...), every field
+ * pcq_item_field gives and their union; as text only in a failure's message.
  */
 #include "fuzz_util.h"
 
@@ -23,33 +24,238 @@
 #include <string.h>
 
 /* ---- item digests -------------------------------------------------------- */
+/* An item is compared as its digest: 64-bit words filled in a fixed order
+ * (its place, every field pcq_item_field gives, its union), compared with
+ * memcmp. Texts and bytes go in by offset and length, never by pointer into
+ * the input (a view's pointer is not what it means: an absent text's may be
+ * anything, a copy of the bytes would move them all); a field's word is a
+ * static name, so its pointer stands for its text. The readable text
+ * of an item (fp_digest, fp_union) is made only for the message when two
+ * digests differ, from the item kept beside its digest: snprintf for every
+ * item was most of the time of these checks. */
 
+/* Words of one digest: 1 + 10 of place, 8 for each of at most 13 fields
+ * (_PERF_DATA_HEADER), at most 16 of union. fp_ws checks. */
+#define FP_MAX_WORDS 160
+
+/* What a digest holds, which is also how it reads as text. */
+enum {
+    FP_ITEM = 1, /* place, fields and union (fp_digest + fp_union) */
+    FP_PLACE,    /* place and fields (fp_digest) */
+    FP_VALUE     /* a value: offset, dwSize, dwDataSize, integer */
+};
+
+typedef struct fp_dig {
+    size_t n;
+    uint64_t w[FP_MAX_WORDS];
+} fp_dig;
+
+/* One digested item; its words are in the list's pool (at, n). */
+typedef struct fp_rec {
+    int how;     /* FP_ITEM, FP_PLACE, FP_VALUE */
+    pcq_item it; /* for the text; FP_VALUE: u.value */
+    const uint8_t *buf;
+    size_t len;
+    size_t at, n;
+} fp_rec;
+
+/* Digests in order: one array of records and one of words, both grown by
+ * doubling (no allocation per item), emptied for reuse by fp_clear. */
 typedef struct fp_list {
-    char **line;
+    fp_rec *rec;
     size_t n, cap;
+    uint64_t *w;
+    size_t nw, capw;
 } fp_list;
 
-static void fp_add(fp_list *l, const char *s)
+static void fp_ws(fp_dig *d, const uint64_t *v, size_t n)
 {
-    if (l->n == l->cap) {
-        size_t cap = l->cap ? 2 * l->cap : 64;
-        char **p = (char **)realloc(l->line, cap * sizeof *p);
-        FZ_CHECK(p != NULL, "out of memory");
-        l->line = p;
-        l->cap = cap;
-    }
-    l->line[l->n] = (char *)malloc(strlen(s) + 1);
-    FZ_CHECK(l->line[l->n] != NULL, "out of memory");
-    strcpy(l->line[l->n++], s);
+    FZ_CHECK(n <= FP_MAX_WORDS - d->n, "an item digest needs more than %d words", FP_MAX_WORDS);
+    memcpy(d->w + d->n, v, n * sizeof *v);
+    d->n += n;
 }
 
-static void fp_free(fp_list *l)
+static void fp_w(fp_dig *d, uint64_t v)
 {
-    size_t i;
-    for (i = 0; i < l->n; i++) free(l->line[i]);
-    free(l->line);
-    memset(l, 0, sizeof *l);
+    fp_ws(d, &v, 1);
 }
+
+/* FP_WORDS(d, a, b, ...) appends a, b, ... as words, in that order. */
+#define FP_WORDS(d, ...) \
+    fp_ws(d, (const uint64_t[]){__VA_ARGS__}, sizeof((const uint64_t[]){__VA_ARGS__}) / sizeof(uint64_t))
+
+/* The whole GUID (the text shows only parts of it). data4 as the host
+ * reads 8 bytes: both sides of a comparison run on the same host. */
+static void fp_guid(fp_dig *d, const pcq_guid *g)
+{
+    uint64_t tail;
+    memcpy(&tail, g->data4, sizeof tail);
+    FP_WORDS(d, (uint64_t)g->data1 << 32 | (uint64_t)g->data2 << 16 | g->data3, tail);
+}
+
+/* Where the item is, and each field's value: what fp_digest shows (and
+ * partial, which it does not). */
+static void fp_dig_place(fp_dig *d, const pcq_item *it, const uint8_t *buf, size_t len)
+{
+    const pcq_struct_info *s = pcq_struct_info_of(it->type);
+    pcq_field_value v;
+    size_t i;
+    FP_WORDS(d, (uint64_t)(uint32_t)it->type, it->depth, it->index, it->offset, it->size, it->extent,
+             (uint64_t)(uint32_t)it->single, (uint64_t)(uint32_t)it->has_counter_id,
+             it->has_counter_id ? it->counter_id : 0u, (uint64_t)(uint32_t)it->partial);
+    for (i = 0; s && i < s->nfields; i++) {
+        int k = pcq_item_field(it, &s->fields[i], buf, len, &v);
+        FP_WORDS(d, (uint64_t)(uint32_t)k, v.u, (uint64_t)v.i, v.offset, v.bytes.len,
+                 (uint64_t)(uintptr_t)v.word);
+        fp_guid(d, &v.guid);
+    }
+}
+
+/* What the item's union says: what fp_union shows, whole GUIDs. */
+static void fp_dig_union(fp_dig *d, const pcq_item *it)
+{
+    const pcq_item *x = it;
+    if (it->partial) return;
+    switch (it->type) {
+    case PCQ_S_COUNTERSET_REG_INFO:
+        fp_guid(d, &x->u.set.guid);
+        FP_WORDS(d, x->u.set.counterset_type, x->u.set.detail_level, x->u.set.num_counters,
+                 x->u.set.instance_type);
+        break;
+    case PCQ_S_COUNTER_REG_INFO:
+        FP_WORDS(d, x->u.counter.counter_id, x->u.counter.type, x->u.counter.attrib,
+                 x->u.counter.detail_level, (uint64_t)x->u.counter.default_scale,
+                 x->u.counter.base_counter_id, x->u.counter.perf_time_id, x->u.counter.perf_freq_id,
+                 x->u.counter.multi_id, x->u.counter.aggregate_func, x->u.counter.reserved);
+        break;
+    case PCQ_S_STRING_BUFFER_HEADER:
+        FP_WORDS(d, x->u.strings.size, x->u.strings.num_counters, (uint64_t)x->u.strings.convention,
+                 x->u.strings.block.len);
+        break;
+    case PCQ_S_STRING_COUNTER_HEADER:
+        FP_WORDS(d, x->u.entry.counter_id, x->u.entry.offset, (uint64_t)x->u.entry.present,
+                 x->u.entry.text_offset, x->u.entry.text.len);
+        break;
+    case PCQ_S_STRING: fp_w(d, x->u.text.len); break;
+    case PCQ_S_PROVIDER_GUID:
+    case PCQ_S_COUNTERSET_GUID: fp_guid(d, &x->u.guid); break;
+    case PCQ_S_INSTANCE:
+        FP_WORDS(d, x->u.instance.size, x->u.instance.instance_id, x->u.instance.name.len,
+                 x->u.instance.offset);
+        break;
+    case PCQ_S_COUNTER_IDENTIFIER:
+        fp_guid(d, &x->u.identifier.guid);
+        FP_WORDS(d, x->u.identifier.status, x->u.identifier.size, x->u.identifier.counter_id,
+                 x->u.identifier.instance_id, x->u.identifier.index, x->u.identifier.reserved,
+                 x->u.identifier.name.len, x->u.identifier.offset);
+        break;
+    case PCQ_S_DATA_HEADER:
+        FP_WORDS(d, x->u.data.total_size, x->u.data.num_counters, x->u.data.perf_time_stamp,
+                 x->u.data.perf_time_100nsec, x->u.data.perf_freq, x->u.data.system_time.year,
+                 x->u.data.system_time.month, x->u.data.system_time.day, x->u.data.system_time.hour,
+                 x->u.data.system_time.minute, x->u.data.system_time.second,
+                 x->u.data.system_time.milliseconds, x->u.data.system_time.day_of_week);
+        break;
+    case PCQ_S_COUNTER_HEADER:
+        FP_WORDS(d, x->u.block.status, x->u.block.type, x->u.block.size, x->u.block.reserved,
+                 x->u.block.offset);
+        break;
+    case PCQ_S_MULTI_COUNTERS: FP_WORDS(d, x->u.multi.size, x->u.multi.count, x->u.multi.ids.len); break;
+    case PCQ_S_COUNTER_ID: fp_w(d, x->u.id); break;
+    case PCQ_S_MULTI_INSTANCES: FP_WORDS(d, x->u.instances.size, x->u.instances.count); break;
+    case PCQ_S_DATA_INSTANCE:
+        FP_WORDS(d, x->u.data_instance.size, x->u.data_instance.instance_id, x->u.data_instance.name.len,
+                 x->u.data_instance.offset, x->u.data_instance.num_values, x->u.data_instance.values);
+        break;
+    case PCQ_S_COUNTER_DATA:
+        FP_WORDS(d, x->u.value.data_size, x->u.value.size, x->u.value.data.len, x->u.value.u64,
+                 (uint64_t)x->u.value.is_int, x->u.value.offset);
+        break;
+    default: break;
+    }
+}
+
+/* The digest of r, led by what it holds (a value never equals an item). */
+static void fp_make(fp_dig *d, const fp_rec *r)
+{
+    const pcq_value *v = &r->it.u.value;
+    d->n = 0;
+    fp_w(d, (uint64_t)r->how);
+    if (r->how == FP_VALUE) {
+        FP_WORDS(d, v->offset, v->size, v->data_size, v->u64);
+        return;
+    }
+    fp_dig_place(d, &r->it, r->buf, r->len);
+    if (r->how == FP_ITEM) fp_dig_union(d, &r->it);
+}
+
+static void *fp_grow(void *p, size_t *cap, size_t need, size_t size)
+{
+    size_t c = *cap ? *cap : 64;
+    if (need <= *cap) return p;
+    while (c < need) c *= 2;
+    p = realloc(p, c * size);
+    FZ_CHECK(p != NULL, "out of memory");
+    *cap = c;
+    return p;
+}
+
+static fp_rec fp_rec_of(int how, const pcq_item *it, const uint8_t *buf, size_t len)
+{
+    fp_rec r;
+    r.how = how;
+    r.it = *it;
+    r.buf = buf;
+    r.len = len;
+    r.at = r.n = 0;
+    return r;
+}
+
+static void fp_add(fp_list *l, int how, const pcq_item *it, const uint8_t *buf, size_t len)
+{
+    fp_dig d;
+    fp_rec *r;
+    l->rec = (fp_rec *)fp_grow(l->rec, &l->cap, l->n + 1, sizeof *l->rec);
+    r = &l->rec[l->n++];
+    *r = fp_rec_of(how, it, buf, len);
+    fp_make(&d, r);
+    l->w = (uint64_t *)fp_grow(l->w, &l->capw, l->nw + d.n, sizeof *l->w);
+    memcpy(l->w + l->nw, d.w, d.n * sizeof *d.w);
+    r->at = l->nw;
+    r->n = d.n;
+    l->nw += d.n;
+}
+
+static void fp_put(fp_list *l, const pcq_item *it, const uint8_t *buf, size_t len)
+{
+    fp_add(l, FP_ITEM, it, buf, len);
+}
+
+/* A value as PCQ_BULK's pcq_item_values gives it, or as the walk's
+ * COUNTER_DATA item holds it. */
+static void fp_add_value(fp_list *l, const pcq_value *v)
+{
+    pcq_item it;
+    memset(&it, 0, sizeof it);
+    it.u.value = *v;
+    fp_add(l, FP_VALUE, &it, NULL, 0);
+}
+
+/* Empties l and keeps its arrays: the lists are static and reused from
+ * call to call (freed and grown again each time, the heap's pages came and
+ * went: more time in page faults than in the checks). */
+static void fp_clear(fp_list *l)
+{
+    l->n = l->nw = 0;
+}
+
+static int fp_same(const fp_list *a, size_t i, const fp_list *b, size_t j)
+{
+    const fp_rec *x = &a->rec[i], *y = &b->rec[j];
+    return x->n == y->n && memcmp(a->w + x->at, b->w + y->at, x->n * sizeof *a->w) == 0;
+}
+
+/* ---- items as text, for a failure's message ------------------------------ */
 
 /* One item as text: where it is and each field's value (texts and bytes by
  * place and length: both sides read the same buffer). */
@@ -137,14 +343,55 @@ static size_t fp_union(const pcq_item *it, char *out, size_t cap)
     }
 }
 
-static void fp_put(fp_list *l, const pcq_item *it, const uint8_t *buf, size_t len)
+/* r as text: fp_digest, + fp_union for FP_ITEM. */
+static const char *fp_text(const fp_rec *r, char *out, size_t cap)
 {
-    char line[2048];
+    const pcq_value *v = &r->it.u.value;
     size_t n;
-    fp_digest(it, buf, len, line, sizeof line);
-    n = strlen(line);
-    fp_union(it, line + n, sizeof line - n);
-    fp_add(l, line);
+    if (r->how == FP_VALUE) {
+        snprintf(out, cap, "value @%zu +%u ds%u %" PRIu64, v->offset, v->size, v->data_size, v->u64);
+        return out;
+    }
+    fp_digest(&r->it, r->buf, r->len, out, cap);
+    n = strlen(out);
+    if (r->how == FP_ITEM) fp_union(&r->it, out + n, cap - n);
+    return out;
+}
+
+/* The first word where the digests of a and b differ, named after fp_make's
+ * order: the texts can agree where the digests do not (a GUID's middle
+ * bytes, partial, a text cut at its buffer's end). */
+static const char *fp_where(const fp_rec *a, const fp_rec *b, char *out, size_t cap)
+{
+    static const char *const place[] = {"what",   "type",   "depth",          "index",      "offset", "size",
+                                        "extent", "single", "has_counter_id", "counter_id", "partial"};
+    static const char *const member[] = {"kind",      "u",    "i",    "offset",
+                                         "bytes.len", "word", "guid", "guid.data4"};
+    static const char *const value[] = {"what", "offset", "size", "data_size", "u64"};
+    const size_t np = sizeof place / sizeof place[0], nm = sizeof member / sizeof member[0];
+    const pcq_struct_info *s = pcq_struct_info_of(a->it.type);
+    size_t k = 0, nf = s && a->how != FP_VALUE ? s->nfields : 0;
+    int n;
+    fp_dig x, y;
+    fp_make(&x, a);
+    fp_make(&y, b);
+    while (k < x.n && k < y.n && x.w[k] == y.w[k]) k++;
+    if (k == x.n || k == y.n) {
+        snprintf(out, cap, "the digests have %zu and %zu words", x.n, y.n);
+        return out;
+    }
+    n = snprintf(out, cap, "the digests differ at word %zu, %#" PRIx64 " and %#" PRIx64 ": ", k, x.w[k],
+                 y.w[k]);
+    if (n < 0 || (size_t)n >= cap) return out;
+    if (a->how == FP_VALUE)
+        snprintf(out + n, cap - (size_t)n, "%s", k < 5 ? value[k] : "?");
+    else if (k < np)
+        snprintf(out + n, cap - (size_t)n, "%s", place[k]);
+    else if (k < np + nm * nf)
+        snprintf(out + n, cap - (size_t)n, "%s (%s)", s->fields[(k - np) / nm].name, member[(k - np) % nm]);
+    else
+        snprintf(out + n, cap - (size_t)n, "the union's word %zu", k - np - nm * nf);
+    return out;
 }
 
 /* ---- (c) and the walk's items ------------------------------------------ */
@@ -410,11 +657,12 @@ static void fp_single_items(fp_list *l, pcq_kind kind, const uint8_t *buf, size_
 
 void fz_prop_iterators(pcq_kind kind, const uint8_t *buf, size_t len)
 {
-    fp_list w, t;
+    static fp_list w, t, slow;
     pcq_error e;
     size_t i;
-    memset(&w, 0, sizeof w);
-    memset(&t, 0, sizeof t);
+    char ta[2048], tb[2048], tw[256];
+    fp_clear(&w);
+    fp_clear(&t);
     if (pcq_validate(kind, buf, len, NULL, NULL) != PCQ_OK) return;
     FZ_CHECK(fp_walk(kind, buf, len, NULL, &w, &e, NULL) == 0, "walk fails where decode succeeds");
     switch (kind) {
@@ -427,21 +675,19 @@ void fz_prop_iterators(pcq_kind kind, const uint8_t *buf, size_t len)
     default: fp_single_items(&t, kind, buf, len); break;
     }
     for (i = 0; i < w.n && i < t.n; i++)
-        FZ_CHECK(strcmp(w.line[i], t.line[i]) == 0, "%s item %zu: walk\n  %s\niterators\n  %s",
-                 pcq_kind_name(kind), i, w.line[i], t.line[i]);
+        FZ_CHECK(fp_same(&w, i, &t, i), "%s item %zu: walk\n  %s\niterators\n  %s\n%s", pcq_kind_name(kind),
+                 i, fp_text(&w.rec[i], ta, sizeof ta), fp_text(&t.rec[i], tb, sizeof tb),
+                 fp_where(&w.rec[i], &t.rec[i], tw, sizeof tw));
     FZ_CHECK(w.n == t.n, "%s: the walk yields %zu items, the iterators %zu", pcq_kind_name(kind), w.n, t.n);
     if (kind == PCQ_KIND_DATA) { /* the fast path and the checking one give the same */
-        fp_list slow;
-        memset(&slow, 0, sizeof slow);
+        fp_clear(&slow);
         fp_data_items(&slow, buf, len, 1);
         for (i = 0; i < slow.n && i < t.n; i++)
-            FZ_CHECK(strcmp(slow.line[i], t.line[i]) == 0,
-                     "data item %zu: checking iterators\n  %s\nfast\n  %s", i, slow.line[i], t.line[i]);
+            FZ_CHECK(fp_same(&slow, i, &t, i), "data item %zu: checking iterators\n  %s\nfast\n  %s\n%s", i,
+                     fp_text(&slow.rec[i], ta, sizeof ta), fp_text(&t.rec[i], tb, sizeof tb),
+                     fp_where(&slow.rec[i], &t.rec[i], tw, sizeof tw));
         FZ_CHECK(slow.n == t.n, "data: %zu items checking, %zu fast", slow.n, t.n);
-        fp_free(&slow);
     }
-    fp_free(&w);
-    fp_free(&t);
 }
 
 /* ---- the batch readers --------------------------------------------------- */
@@ -549,22 +795,28 @@ typedef struct fp_run {
     fp_diags ds;
     int rc;
     pcq_error err;
-    char last[2048];
+    fp_rec last; /* the item the walk ends with (FP_PLACE) */
 } fp_run;
+
+static void fp_run_reset(fp_run *r)
+{
+    fp_list items = r->items;
+    memset(r, 0, sizeof *r);
+    r->items = items;
+    fp_clear(&r->items);
+}
 
 static void fp_bulk_values(fp_list *l, const pcq_walk *w, const pcq_item *it, const uint8_t *buf)
 {
     pcq_iter vi;
     pcq_value v;
     uint64_t u[3];
-    char line[128];
     uint32_t k = 0;
     size_t n;
     int rc;
     pcq_item_values(w, it, &vi);
     while ((rc = pcq_values_next(&vi, &v)) == 1) {
-        snprintf(line, sizeof line, "value @%zu +%u ds%u %" PRIu64, v.offset, v.size, v.data_size, v.u64);
-        fp_add(l, line);
+        fp_add_value(l, &v);
         k++;
     }
     FZ_CHECK(rc == 0 && k == it->nvalues, "PCQ_BULK: %u of %u values, then %s", k, it->nvalues,
@@ -581,7 +833,6 @@ static void fp_run_walk(fp_run *r, pcq_kind kind, const uint8_t *buf, size_t len
     pcq_walk w;
     pcq_item it;
     pcq_opts o;
-    char line[2048];
     memset(&o, 0, sizeof o);
     o.flags = flags;
     o.on_diag = fp_on_diag;
@@ -590,42 +841,50 @@ static void fp_run_walk(fp_run *r, pcq_kind kind, const uint8_t *buf, size_t len
     while ((r->rc = pcq_walk_next(&w, &it)) == 1) {
         if (it.type == PCQ_S_COUNTER_ID) continue; /* folded in bulk */
         if (it.type == PCQ_S_COUNTER_DATA && !(flags & PCQ_BULK)) {
-            snprintf(line, sizeof line, "value @%zu +%u ds%u %" PRIu64, it.u.value.offset, it.u.value.size,
-                     it.u.value.data_size, it.u.value.u64);
-            fp_add(&r->items, line);
+            fp_add_value(&r->items, &it.u.value);
             continue;
         }
         FZ_CHECK(flags & PCQ_BULK || (it.nvalues == 0 && it.values == 0), "nvalues outside PCQ_BULK");
         FZ_CHECK(it.type != PCQ_S_COUNTER_DATA, "PCQ_BULK yields a COUNTER_DATA item");
-        fp_digest(&it, buf, len, line, sizeof line);
-        fp_add(&r->items, line);
+        fp_add(&r->items, FP_PLACE, &it, buf, len);
         if (flags & PCQ_BULK) fp_bulk_values(&r->items, &w, &it, buf);
     }
     r->err = w.err;
-    fp_digest(&it, buf, len, r->last, sizeof r->last);
+    r->last = fp_rec_of(FP_PLACE, &it, buf, len);
+}
+
+/* Whether two records' digests are equal, made anew (not in a list). */
+static int fp_same_rec(const fp_rec *a, const fp_rec *b)
+{
+    static fp_dig x, y;
+    fp_make(&x, a);
+    fp_make(&y, b);
+    return x.n == y.n && memcmp(x.w, y.w, x.n * sizeof *x.w) == 0;
 }
 
 void fz_prop_bulk(pcq_kind kind, const uint8_t *buf, size_t len, int strict)
 {
     static fp_run a, b;
+    static char ta[2048], tb[2048], tw[256];
     size_t i;
-    fp_free(&a.items);
-    fp_free(&b.items);
-    memset(&a, 0, sizeof a);
-    memset(&b, 0, sizeof b);
+    fp_run_reset(&a);
+    fp_run_reset(&b);
     fp_run_walk(&a, kind, buf, len, strict ? PCQ_STRICT : 0u);
     fp_run_walk(&b, kind, buf, len, PCQ_BULK | (strict ? PCQ_STRICT : 0u));
     for (i = 0; i < a.items.n && i < b.items.n; i++)
-        FZ_CHECK(strcmp(a.items.line[i], b.items.line[i]) == 0, "%s item %zu: walk\n  %s\nPCQ_BULK\n  %s",
-                 pcq_kind_name(kind), i, a.items.line[i], b.items.line[i]);
+        FZ_CHECK(fp_same(&a.items, i, &b.items, i), "%s item %zu: walk\n  %s\nPCQ_BULK\n  %s\n%s",
+                 pcq_kind_name(kind), i, fp_text(&a.items.rec[i], ta, sizeof ta),
+                 fp_text(&b.items.rec[i], tb, sizeof tb),
+                 fp_where(&a.items.rec[i], &b.items.rec[i], tw, sizeof tw));
     FZ_CHECK(a.items.n == b.items.n, "%s: %zu items and values, %zu in bulk", pcq_kind_name(kind), a.items.n,
              b.items.n);
     FZ_CHECK(a.rc == b.rc && a.err.code == b.err.code && a.err.offset == b.err.offset &&
                  a.err.what == b.err.what,
              "%s: the walk ends %s at %zu, PCQ_BULK %s at %zu", pcq_kind_name(kind), pcq_status_name(a.rc),
              a.err.offset, pcq_status_name(b.rc), b.err.offset);
-    FZ_CHECK(strcmp(a.last, b.last) == 0, "%s: the cut item: walk\n  %s\nPCQ_BULK\n  %s", pcq_kind_name(kind),
-             a.last, b.last);
+    FZ_CHECK(fp_same_rec(&a.last, &b.last), "%s: the cut item: walk\n  %s\nPCQ_BULK\n  %s\n%s",
+             pcq_kind_name(kind), fp_text(&a.last, ta, sizeof ta), fp_text(&b.last, tb, sizeof tb),
+             fp_where(&a.last, &b.last, tw, sizeof tw));
     FZ_CHECK(a.ds.n == b.ds.n, "%s: %zu diagnostics, %zu in bulk", pcq_kind_name(kind), a.ds.n, b.ds.n);
     for (i = 0; i < a.ds.n && i < FZ_MAX_DIAGS; i++)
         FZ_CHECK(a.ds.d[i].code == b.ds.d[i].code && a.ds.d[i].offset == b.ds.d[i].offset,
@@ -647,57 +906,39 @@ static int fp_inside(const pcq_item *it, const uint8_t *buf, size_t cut)
 
 void fz_prop_prefixes(pcq_kind kind, const uint8_t *buf, size_t len, size_t step)
 {
-    fp_list full, part;
-    pcq_walk w;
-    pcq_item it, last;
+    static fp_list full, part;
+    pcq_item last;
     pcq_error e;
     size_t cut, i, want;
     int rc;
-    char line[2048];
-    memset(&full, 0, sizeof full);
+    char ta[2048], tb[2048], tw[256];
     if (pcq_validate(kind, buf, len, NULL, NULL) != PCQ_OK) return;
-    /* the whole buffer's items, with whether each is inside a given cut */
-    pcq_walk_begin(&w, kind, buf, len, NULL);
-    {
-        pcq_item *items = NULL;
-        size_t n = 0, cap = 0;
-        while (pcq_walk_next(&w, &it) == 1) {
-            if (n == cap) {
-                pcq_item *p = (pcq_item *)realloc(items, (cap = cap ? 2 * cap : 64) * sizeof *p);
-                FZ_CHECK(p != NULL, "out of memory");
-                items = p;
-            }
-            items[n++] = it;
+    fp_clear(&full);
+    /* the whole buffer's items, digested once for every cut */
+    fp_walk(kind, buf, len, NULL, &full, &e, NULL);
+    for (cut = 0; cut < len; cut += step ? step : 1) {
+        fp_clear(&part);
+        rc = fp_walk(kind, buf, cut, NULL, &part, &e, &last);
+        for (i = 0, want = 0; i < full.n; i++) {
+            if (!fp_inside(&full.rec[i].it, buf, cut)) continue;
+            FZ_CHECK(want < part.n && fp_same(&full, i, &part, want),
+                     "%s prefix %zu of %zu: item %zu of the whole buffer\n  %s\nnot yielded as such (%s)%s%s",
+                     pcq_kind_name(kind), cut, len, i, fp_text(&full.rec[i], ta, sizeof ta),
+                     want < part.n ? fp_text(&part.rec[want], tb, sizeof tb) : "nothing",
+                     want < part.n ? "\n" : "",
+                     want < part.n ? fp_where(&full.rec[i], &part.rec[want], tw, sizeof tw) : "");
+            want++;
         }
-        for (cut = 0; cut < len; cut += step ? step : 1) {
-            memset(&part, 0, sizeof part);
-            rc = fp_walk(kind, buf, cut, NULL, &part, &e, &last);
-            for (i = 0, want = 0; i < n; i++) {
-                if (!fp_inside(&items[i], buf, cut)) continue;
-                fp_digest(&items[i], buf, len, line, sizeof line);
-                fp_union(&items[i], line + strlen(line), sizeof line - strlen(line));
-                FZ_CHECK(want < part.n && strcmp(line, part.line[want]) == 0,
-                         "%s prefix %zu of %zu: item %zu of the whole buffer\n  %s\nnot yielded "
-                         "as such (%s)",
-                         pcq_kind_name(kind), cut, len, i, line, want < part.n ? part.line[want] : "nothing");
-                want++;
-            }
-            FZ_CHECK(part.n == want, "%s prefix %zu of %zu: %zu items, expected %zu", pcq_kind_name(kind),
-                     cut, len, part.n, want);
-            if (rc == 0)
-                FZ_CHECK(pcq_validate(kind, buf, cut, NULL, NULL) == PCQ_OK,
-                         "%s prefix %zu: walk OK, "
-                         "decode not",
-                         pcq_kind_name(kind), cut);
-            else
-                FZ_CHECK(rc < 0 && (cut == 0 ? e.offset == 0 : e.offset < cut),
-                         "%s prefix %zu: %s at %zu, outside the prefix", pcq_kind_name(kind), cut,
-                         pcq_status_name(rc), e.offset);
-            fp_free(&part);
-        }
-        free(items);
+        FZ_CHECK(part.n == want, "%s prefix %zu of %zu: %zu items, expected %zu", pcq_kind_name(kind), cut,
+                 len, part.n, want);
+        if (rc == 0)
+            FZ_CHECK(pcq_validate(kind, buf, cut, NULL, NULL) == PCQ_OK, "%s prefix %zu: walk OK, decode not",
+                     pcq_kind_name(kind), cut);
+        else
+            FZ_CHECK(rc < 0 && (cut == 0 ? e.offset == 0 : e.offset < cut),
+                     "%s prefix %zu: %s at %zu, outside the prefix", pcq_kind_name(kind), cut,
+                     pcq_status_name(rc), e.offset);
     }
-    fp_free(&full);
 }
 
 /* ---- the typed iterators on bytes that were not validated ---------------- */
