@@ -3963,44 +3963,65 @@ static PCQ_INLINE int wr_unit_complete(const pcq_writer *w)
 
 /* A _PERF_INSTANCE_HEADER inside a type 4 or 6 block (Figure 8, NOTES §2):
  * Size covers header, name, NUL and padding; the values follow it. */
+/* The 16-byte record of a 4- or 8-byte value (NOTES §2), at p: dwDataSize,
+ * dwSize 16, the value and its zero padding. */
+static PCQ_INLINE void wr_record(uint8_t *p, uint64_t v, uint32_t data_size)
+{
+    wr_le64(p, data_size | (uint64_t)WR_MIN_VALUE_AREA << 32);
+    wr_le64(p + COUNTER_DATA_SIZE, data_size == 8 ? v : (uint32_t)v);
+}
+
+/* n records from p; non-zero when a size was not 4 or 8 (x - 4 & ~4 is 0
+ * for those alone, in 8 bits): then they must not be appended. */
+static PCQ_INLINE unsigned wr_records(uint8_t *p, const uint64_t *values, const uint8_t *sizes, uint32_t n)
+{
+    unsigned bad = 0;
+    uint32_t j;
+    if (sizes == NULL)
+        for (j = 0; j < n; j++, p += WR_MIN_VALUE_AREA) wr_record(p, values[j], 8u);
+    else
+        for (j = 0; j < n; j++, p += WR_MIN_VALUE_AREA) {
+            bad |= (uint8_t)(sizes[j] - 4u) & ~4u;
+            wr_record(p, values[j], sizes[j]);
+        }
+    return bad;
+}
+
 /* The common case of an instance, for pcq_put_data_instance and _u64: the
- * writer wants one now (w->fast_inst), a name of 8 bytes or more that fits
- * dst with room for `values` records, no U+0000 in it. 1 when it was stored
- * (with values 0 its values then go on w->fast; else the caller stores them
- * at once and calls wr_instance_done), 0 to take the checked path, which
- * says what is wrong (nothing is appended here unless all is well). */
+ * writer wants one now (w->fast_inst), a name that fits dst with room for
+ * its n values (n 0: they come later, through w->fast),
+ * no U+0000 in it. 1 when it was stored with its values; -1 when a size was
+ * not 4 or 8; 0 to take the checked path, which says what is wrong. Nothing
+ * is appended unless all is well (the bytes past w->len are scratch). */
 static PCQ_INLINE int wr_fast_instance(pcq_writer *w, uint32_t instance_id, const uint8_t *name16,
-                                       size_t nbytes, size_t values)
+                                       size_t nbytes, const uint64_t *values, const uint8_t *sizes,
+                                       uint32_t n)
 {
     size_t size, room;
     uint8_t *p;
-    if (!w || !w->fast_inst || !name16 || nbytes < 8 || nbytes > 0x7FFFFFF0u || (nbytes & 1)) return 0;
+    if (!w || !w->fast_inst || !name16 || nbytes > 0x7FFFFFF0u || (nbytes & 1)) return 0;
     size = (INSTANCE_HEADER_SIZE + nbytes + NUL16_SIZE + 7) & ~(size_t)7;
     room = w->cap - w->len; /* w->fast_inst: dst, and len <= cap */
-    if (size > room || values > (room - size) / WR_MIN_VALUE_AREA) return 0;
+    if (size > room || n > (room - size) / WR_MIN_VALUE_AREA) return 0;
     p = w->dst + w->len;
     wr_le64(p + size - 8, 0); /* the NUL and the padding: the name's last 8 bytes */
-    if (wr_copy_name8(p + INSTANCE_HEADER_InstanceName, name16, nbytes)) return 0;
+    if (nbytes >= 8 ? wr_copy_name8(p + INSTANCE_HEADER_InstanceName, name16, nbytes) != 0
+                    : wr_check_text(name16, nbytes) != PCQ_OK)
+        return 0;
+    if (nbytes < 8) memcpy(p + INSTANCE_HEADER_InstanceName, name16, nbytes);
+    if (n && wr_records(p + size, values, sizes, n)) return -1;
     wr_le32(p + INSTANCE_HEADER_Size, (uint32_t)size);
     wr_le32(p + INSTANCE_HEADER_InstanceId, instance_id);
-    w->len += size;
+    w->len += size + (size_t)n * WR_MIN_VALUE_AREA;
     w->ninstances++;
-    w->nvalues = 0;
-    w->fast_inst = 0;
+    w->nvalues = n;
     w->fast = 0;
-    if (values == 0) { /* what wr_sync would say, from what is known here */
+    w->fast_inst = (n > 0 || w->want_values == 0) && w->ninstances < PCQ_MAX_INSTANCES; /* complete */
+    if (n == 0) { /* its values come next: what wr_sync would say, from what is known here */
         room = (room - size) / WR_MIN_VALUE_AREA;
         w->fast = w->want_values < room ? w->want_values : (uint32_t)room;
-        w->fast_inst = w->want_values == 0 && w->ninstances < PCQ_MAX_INSTANCES; /* no counters: complete */
     }
     return 1;
-}
-
-/* After an instance stored by wr_fast_instance with all its values. */
-static PCQ_INLINE void wr_instance_done(pcq_writer *w)
-{
-    w->fast = 0;
-    w->fast_inst = w->ninstances < PCQ_MAX_INSTANCES;
 }
 
 int pcq_put_data_instance(pcq_writer *w, uint32_t instance_id, const uint8_t *name16, size_t nbytes)
@@ -4008,7 +4029,7 @@ int pcq_put_data_instance(pcq_writer *w, uint32_t instance_id, const uint8_t *na
     uint32_t size = 0; /* set by wr_named_size (gcc -O1 cannot tell) */
     int rc;
 
-    if (wr_fast_instance(w, instance_id, name16, nbytes, 0)) return PCQ_OK;
+    if (wr_fast_instance(w, instance_id, name16, nbytes, NULL, NULL, 0) == 1) return PCQ_OK;
     rc = wr_enter(w, WR_BLOCK);
 
     if (rc != PCQ_OK) return rc;
@@ -4067,30 +4088,6 @@ int pcq_put_value(pcq_writer *w, const uint8_t *bytes, uint32_t data_size)
     return w->err;
 }
 
-
-/* The 16-byte record of a 4- or 8-byte value (NOTES §2), at p: dwDataSize,
- * dwSize 16, the value and its zero padding. */
-static PCQ_INLINE void wr_record(uint8_t *p, uint64_t v, uint32_t data_size)
-{
-    wr_le64(p, data_size | (uint64_t)WR_MIN_VALUE_AREA << 32);
-    wr_le64(p + COUNTER_DATA_SIZE, data_size == 8 ? v : (uint32_t)v);
-}
-
-/* n records from p; non-zero when a size was not 4 or 8 (x - 4 & ~4 is 0
- * for those alone, in 8 bits): then they must not be appended. */
-static PCQ_INLINE unsigned wr_records(uint8_t *p, const uint64_t *values, const uint8_t *sizes, uint32_t n)
-{
-    unsigned bad = 0;
-    uint32_t j;
-    if (sizes == NULL)
-        for (j = 0; j < n; j++, p += WR_MIN_VALUE_AREA) wr_record(p, values[j], 8u);
-    else
-        for (j = 0; j < n; j++, p += WR_MIN_VALUE_AREA) {
-            bad |= (uint8_t)(sizes[j] - 4u) & ~4u;
-            wr_record(p, values[j], sizes[j]);
-        }
-    return bad;
-}
 
 /* Whether k more values fit the open block or instance, and their records
  * the caller's buffer: then they are stored directly (the common case). */
@@ -4188,16 +4185,11 @@ int pcq_put_data_instance_u64(pcq_writer *w, uint32_t instance_id, const uint8_t
                               const uint64_t *values, const uint8_t *sizes, uint32_t n)
 {
     int rc;
-    /* The common case in one go: an instance wanted now with all its values,
-     * a name with no U+0000, room for all of it in dst (wr_fast_instance);
-     * anything else takes the two calls, which say what is wrong. */
-    if (w && values && n > 0 && n == w->want_values && wr_fast_instance(w, instance_id, name16, nbytes, n)) {
-        if (wr_records(w->dst + w->len, values, sizes, n)) return wr_fail(w, PCQ_ERR_INVALID_ARG);
-        w->len += (size_t)n * WR_MIN_VALUE_AREA;
-        w->nvalues = n;
-        wr_instance_done(w);
-        return PCQ_OK;
-    }
+    /* The common case in one go (wr_fast_instance); anything else takes the
+     * two calls, which say what is wrong. */
+    if (w && values && n > 0 && n == w->want_values &&
+        (rc = wr_fast_instance(w, instance_id, name16, nbytes, values, sizes, n)) != 0)
+        return rc > 0 ? PCQ_OK : wr_fail(w, PCQ_ERR_INVALID_ARG);
     rc = pcq_put_data_instance(w, instance_id, name16, nbytes);
     return rc != PCQ_OK ? rc : pcq_put_values_u64(w, values, sizes, n);
 }

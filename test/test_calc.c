@@ -1632,11 +1632,11 @@ static void rev_data(wbuf *w, int reversed, uint32_t per_step)
 
 static void test_cook_reversed(void)
 {
-    static pcq_calc_row rows[2 * REV_N]; /* with room for working memory */
+    static pcq_calc_row rows[4 * REV_N]; /* with room for working memory (the join's indexes and sorts) */
     static wbuf wi, wo, wn;
     pcq_counterset_info info;
     pcq_data od, nd;
-    size_t n = 0, i, bad = 0;
+    size_t n = 0, i, bad = 0, need = 0;
     int rc;
 
     info_begin(&wi, 1, 2);
@@ -1644,7 +1644,10 @@ static void test_cook_reversed(void)
     rev_data(&wo, 1, 1);
     rev_data(&wn, 0, 3);
     if (decode_info(&wi, &info) || decode_data(&wo, &od) || decode_data(&wn, &nd)) return;
-    rc = pcq_calc_cook(&info, &od, &nd, NULL, 0, 0, rows, CAP(rows), &n, NULL);
+    rc = pcq_calc_cook(&info, &od, &nd, NULL, 0, 0, NULL, 0, &need, NULL);
+    TL_CHECK(rc == PCQ_ERR_BUFFER_TOO_SMALL && need > REV_N && need <= CAP(rows),
+             "reversed: the sizing call asks for %zu rows (rows and working memory)", need);
+    rc = pcq_calc_cook(&info, &od, &nd, NULL, 0, 0, rows, need, &n, NULL);
     TL_CHECK(rc == PCQ_OK && n == REV_N, "reversed: %s, %zu rows", pcq_status_name(rc), n);
     for (i = 0; i < n; i++) /* instance i: (1000 + 3 i) - (1000 + i) */
         if (rows[i].status != PCQ_CALC_OK || rows[i].value != 2.0 * rows[i].instance_id) bad++;
