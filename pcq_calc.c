@@ -757,17 +757,26 @@ static void *take(cmem *m, size_t n, size_t size)
  * 64-bit keys, a byte a pass, passes over bytes every key shares left out:
  * linear in n whatever the keys (at most eight passes; a comparison sort
  * was n log n comparisons, each reading the buffers: D12). idx[0..n) holds
- * the entries 0..n-1 in some order, key[e] is entry e's key, tmp has room
- * for n entries. */
+ * n entries (numbers below the size of key), key[e] is entry e's key, tmp
+ * has room for n entries. */
 static void radix_idx(uint32_t *idx, uint32_t *tmp, size_t n, const uint64_t *key)
 {
     uint32_t count[256], sum, x, *from = idx, *to = tmp, *t;
     uint64_t any = 0, all = ~(uint64_t)0;
     size_t i;
     unsigned d, k;
+    if (n < 32) { /* a few: an insertion sort (stable), without clearing 256 counts a pass */
+        for (i = 1; i < n; i++) {
+            size_t j = i;
+            uint32_t e = idx[i];
+            for (; j > 0 && key[idx[j - 1]] > key[e]; j--) idx[j] = idx[j - 1];
+            idx[j] = e;
+        }
+        return;
+    }
     for (i = 0; i < n; i++) {
-        any |= key[i];
-        all &= key[i];
+        any |= key[idx[i]];
+        all &= key[idx[i]];
     }
     for (d = 0; d < 64; d += 8) {
         if (((any ^ all) >> d & 0xFFu) == 0) continue; /* every key has this byte */
@@ -1153,27 +1162,33 @@ static int gkey_cmp(const gref *a, const gref *b)
     return key_cmp(a, b, 1);
 }
 
-/* Sorts s->ord by (hash, single, counter, wire order) in two radix sorts,
- * then each run of one hash that holds more than one instance (a collision)
- * by key_cmp: the groups in gkey_cmp order, those of one key in wire order. */
+/* Sorts s->ord by (hash, single, counter, wire order): a radix sort by
+ * hash, then each run of one hash by the rest, alone; a run that holds more
+ * than one instance (a collision) by key_cmp. The groups end in gkey_cmp
+ * order, those of one key in wire order. */
 static void sort_groups(csample *s, cmem *m)
 {
     cmem keep = *m;
-    uint32_t n = s->ngroups, i, j, *tmp;
+    uint32_t n = s->ngroups, i, j, a, *tmp;
     uint64_t *k;
     if (n < 2) return;
     k = (uint64_t *)take(m, n, 8);
     tmp = (uint32_t *)take(m, n, 4);
     if (PCQ_NEVER(k == NULL || tmp == NULL)) return; /* the plan counted them (sort_bytes) */
-    for (i = 0; i < n; i++) k[i] = (uint64_t)s->refs[i].single << 32 | s->refs[i].one_id;
-    radix_idx(s->ord, tmp, n, k);
     for (i = 0; i < n; i++) k[i] = s->refs[i].hash;
     radix_idx(s->ord, tmp, n, k);
     for (i = 0; i < n; i = j) {
         int mixed = 0;
         for (j = i + 1; j < n && s->refs[s->ord[j]].hash == s->refs[s->ord[i]].hash; j++)
             mixed |= key_cmp(&s->refs[s->ord[j]], &s->refs[s->ord[i]], 0) != 0;
-        if (mixed) sort_idx(s->ord + i, j - i, group_less, s->refs);
+        if (j - i < 2) continue;
+        if (mixed) {
+            sort_idx(s->ord + i, j - i, group_less, s->refs);
+            continue;
+        }
+        for (a = i; a < j; a++)
+            k[s->ord[a]] = (uint64_t)s->refs[s->ord[a]].single << 32 | s->refs[s->ord[a]].one_id;
+        radix_idx(s->ord + i, tmp, j - i, k); /* the groups of one instance, by counter */
     }
     *m = keep;
 }
@@ -1809,12 +1824,6 @@ static int numbered_before(const pcq_calc_row *rows, size_t a, size_t b)
            (rows[a - 1].instance_id == rows[b - 1].instance_id && a < b);
 }
 
-/* Leaders a and b that number_bucket cannot tell apart but by their rows. */
-static int same_leader(const pcq_calc_row *rows, size_t a, size_t b)
-{
-    return name_cmp(&rows[a - 1], &rows[b - 1]) == 0 && rows[a - 1].instance_id == rows[b - 1].instance_id;
-}
-
 static size_t merge_lists(pcq_calc_row *rows, size_t a, size_t b)
 {
     size_t head = 0, tail = 0, k;
@@ -1853,6 +1862,72 @@ static size_t sort_list(pcq_calc_row *rows, size_t head)
     return merge_lists(rows, sort_list(rows, head), sort_list(rows, second));
 }
 
+/* A short list in rows' order sorted by InstanceId, stably (an insertion
+ * sort: at most 31 leaders). */
+static size_t insert_by_id(pcq_calc_row *rows, size_t head)
+{
+    size_t out = 0, k, nx, p, q;
+    for (k = head; k != 0; k = nx) {
+        nx = link_next(rows, k);
+        /* after the last leader whose id is at most k's: equal ids keep their order */
+        for (p = 0, q = out; q != 0 && rows[q - 1].instance_id <= rows[k - 1].instance_id;
+             p = q, q = link_next(rows, q))
+            ;
+        link_set(rows, k, q);
+        if (p != 0)
+            link_set(rows, p, k);
+        else
+            out = k;
+    }
+    return out;
+}
+
+/* The leaders of a list of one name (number_hashed lists them in the reverse
+ * of their rows' order) in name#n order, InstanceId then row: turned round,
+ * then a stable radix sort by InstanceId, a byte a pass into 256 lists (bytes
+ * every id shares skipped). Linear in the leaders; ids fit 32 bits, row
+ * numbers 31 (number_hashed). */
+static size_t sort_one_name(pcq_calc_row *rows, size_t list)
+{
+    uint32_t hd[256], tl[256], any = 0, all = ~0u, id;
+    size_t k, nx, head = 0, last, count = 0;
+    unsigned d, b;
+    for (k = list; k != 0; k = nx) {
+        nx = link_next(rows, k);
+        link_set(rows, k, head);
+        head = k;
+        id = rows[k - 1].instance_id;
+        any |= id;
+        all &= id;
+        count++;
+    }
+    if (count < 32) return insert_by_id(rows, head); /* a short list: no 256 lists to clear */
+    for (d = 0; d < 32; d += 8) {
+        if (((any ^ all) >> d & 0xFFu) == 0) continue;
+        memset(hd, 0, sizeof hd);
+        memset(tl, 0, sizeof tl);
+        for (k = head; k != 0; k = nx) {
+            nx = link_next(rows, k);
+            b = rows[k - 1].instance_id >> d & 0xFFu;
+            link_set(rows, k, 0);
+            if (tl[b] != 0)
+                link_set(rows, tl[b], k);
+            else
+                hd[b] = (uint32_t)k;
+            tl[b] = (uint32_t)k;
+        }
+        for (head = last = 0, b = 0; b < 256; b++) {
+            if (hd[b] == 0) continue;
+            if (last != 0)
+                link_set(rows, last, hd[b]);
+            else
+                head = hd[b];
+            last = tl[b];
+        }
+    }
+    return head;
+}
+
 /* Numbers the leaders of one bucket: one merge sort puts each name's leaders
  * side by side in name#n order, and each one's n counts those of its name
  * before it (the pair rule). O(d log d) comparisons for d leaders, whatever
@@ -1862,17 +1937,16 @@ static void number_bucket(pcq_calc_row *rows, size_t list)
 {
     size_t k, prev = 0;
     uint32_t n = 0;
-    /* One name and InstanceId (the bucket of many a hostile sample makes):
-     * name#n order is the rows' order, the reverse of the list's (number_hashed
-     * puts each leader first), so no sort. */
-    for (prev = list, k = link_next(rows, list); k != 0 && k < prev && same_leader(rows, list, k);)
-        n++, prev = k, k = link_next(rows, k);
+    /* One name (a bucket of many holds one name but when names collide):
+     * sorted by InstanceId in linear time, each leader's n its place. */
+    for (prev = list, k = link_next(rows, list);
+         k != 0 && k < prev && name_cmp(&rows[list - 1], &rows[k - 1]) == 0;)
+        prev = k, k = link_next(rows, k);
     if (k == 0) {
-        for (k = list; k != 0; k = link_next(rows, k)) rows[k - 1].dup_index = n--;
+        for (k = sort_one_name(rows, list); k != 0; k = link_next(rows, k)) rows[k - 1].dup_index = n++;
         return;
     }
     prev = 0;
-    n = 0;
     for (k = sort_list(rows, list); k != 0; prev = k, k = link_next(rows, k)) {
         n = prev != 0 && name_cmp(&rows[prev - 1], &rows[k - 1]) == 0 ? n + 1 : 0;
         rows[k - 1].dup_index = n;

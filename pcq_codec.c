@@ -959,6 +959,15 @@ static void set_sort(const set_ctx *c, uint32_t *tab, uint32_t *aux, size_t n)
     uint32_t count[4][256], *from = tab, *to = aux, *t, sum, x;
     size_t i;
     unsigned d, k;
+    if (n < 32) { /* a few: an insertion sort (stable), without clearing the counts */
+        for (i = 1; i < n; i++) {
+            size_t j = i;
+            uint32_t e = tab[i], ke = sort_key(c, e);
+            for (; j > 0 && sort_key(c, tab[j - 1]) > ke; j--) tab[j] = tab[j - 1];
+            tab[j] = e;
+        }
+        return;
+    }
     memset(count, 0, sizeof count);
     for (i = 0; i < n; i++) {
         uint32_t key = sort_key(c, tab[i]);
