@@ -963,11 +963,13 @@ static int goal(FILE *f, const char *pre, const result *res, size_t nres, const 
         ok &= at_least ? v >= bound : v <= bound;
     }
     snprintf(line, sizeof line, fmt, worst);
-    if (any)
+    if (any && bound < 0) /* a figure shown beside the goals, not judged */
+        fprintf(f, " worst %s (%s)  -> reported\n", line, worst_at);
+    else if (any)
         fprintf(f, " worst %s (%s%s)  -> %s\n", line, worst_at, size ? "" : "", ok ? "met" : "MISSED");
     else
         fprintf(f, " -> not run\n");
-    return any && !ok;
+    return any && !ok && bound >= 0;
 }
 
 static double g_walk(const result *r)
@@ -1004,7 +1006,7 @@ static int print_goals(FILE *f, const result *res, size_t nres, const char *pre)
     unsigned long heap = 0;
     fprintf(f, "%stimed goals (this run; x memcpy = memcpy time / its time, higher is better):\n", pre);
     missed += goal(f, pre, res, nres, "1MiB", "README walk 1MiB >= 50% of memcpy:", g_walk, 1, 0.5, "%.2fx");
-    missed += goal(f, pre, res, nres, "1MiB", "batch walk 1MiB (reported):", g_batch, 1, 0, "%.2fx");
+    missed += goal(f, pre, res, nres, "1MiB", "batch walk 1MiB (no timed goal):", g_batch, 1, -1, "%.2fx");
     missed += goal(f, pre, res, nres, "256MiB", "single pass 256MiB >= 90% (scan):", g_scan, 1, 0.9, "%.2fx");
     missed += goal(f, pre, res, nres, "256MiB", "single pass 256MiB >= 90% (pass, reads values):", g_pass, 1,
                    0.9, "%.2fx");
