@@ -271,7 +271,9 @@ static int formula(const pcq_calc_type *d, const pcq_calc_sample *o, const pcq_c
         if (n->freq == 0) return PCQ_CALC_BAD_TIME_BASE;
         st = clock_delta(o->time, n->time, &db);
         if (st != PCQ_CALC_OK) return st;
-        *out = (double)dn / ((double)db / (double)n->freq);
+        dd = (double)db /
+             (double)n->freq; /* rounded to a double here, as the column cook's divisor is (x87) */
+        *out = (double)dn / dd;
         return PCQ_CALC_OK;
     case OP_FRACTION:
     case OP_AVG_BULK:
