@@ -105,6 +105,8 @@ static void test_field_get(void)
                  pcq_field_get(scale, b, sizeof b, 0, NULL) == PCQ_ERR_INVALID_ARG &&
                  pcq_field_get(scale, NULL, 4, 0, &v) == PCQ_ERR_INVALID_ARG,
              "NULL arguments");
+    TL_CHECK(pcq_field_get(scale, NULL, 0, 0, &v) == PCQ_ERR_TRUNCATED,
+             "no bytes at all: the field is past the end");
 }
 
 static void test_value_names(void)
@@ -160,6 +162,11 @@ static void test_item_field(void)
                  pcq_item_field(&it, &s->fields[1], NULL, 4, &v) == PCQ_V_NONE &&
                  pcq_item_field(&it, &s->fields[1], inst, sizeof inst, NULL) == PCQ_V_NONE,
              "NULL arguments");
+    /* No bytes: no fixed field, but a variable part comes from the item. */
+    TL_CHECK(pcq_item_field(&it, &s->fields[1], NULL, 0, &v) == PCQ_V_NONE, "no bytes, no InstanceId");
+    TL_CHECK(pcq_item_field(&it, &s->fields[2], NULL, 0, &v) == PCQ_V_TEXT && v.bytes.ptr == inst + 8 &&
+                 v.bytes.len == 4,
+             "no bytes, the name from the item");
     it.partial = 1;
     TL_CHECK(pcq_item_field(&it, &s->fields[2], inst, sizeof inst, &v) == PCQ_V_NONE,
              "no name from a partial item");
@@ -191,12 +198,452 @@ static void test_strings_peek(void)
              "bad arguments");
 }
 
+/* pcq_item_is_element, from its comment in pcq_codec.h: the items shown as
+ * name[index] are string entries, opnum 0 GUIDs, instances, identifiers,
+ * data blocks, counter ids, data instances, a counter's registration info in
+ * a counterset-info reply (not the lone one of a counter-info reply), and a
+ * value that is one of a list (of a type 2 or 6 block), not the only value a
+ * type 1 block or a type 4 instance has. */
+static int element_by_doc(int type, pcq_kind kind, uint32_t block_type)
+{
+    switch (type) {
+    case PCQ_S_STRING_COUNTER_HEADER:
+    case PCQ_S_COUNTERSET_GUID:
+    case PCQ_S_INSTANCE:
+    case PCQ_S_COUNTER_IDENTIFIER:
+    case PCQ_S_COUNTER_HEADER:
+    case PCQ_S_COUNTER_ID:
+    case PCQ_S_DATA_INSTANCE: return 1;
+    case PCQ_S_COUNTER_REG_INFO: return kind == PCQ_KIND_COUNTERSET_INFO;
+    case PCQ_S_COUNTER_DATA:
+        return block_type == PCQ_PERF_MULTI_COUNTERS || block_type == PCQ_PERF_COUNTERSET;
+    default: return 0; /* the headers, a lone string or GUID, PCQ_S_NONE */
+    }
+}
+
+/* Walks buf as kind: every item is an element or not as the comment says;
+ * seen[t] counts the items of each structure type. */
+static void check_elements(pcq_kind kind, const uint8_t *buf, size_t len, unsigned *seen)
+{
+    pcq_walk w;
+    pcq_item it;
+    uint32_t block_type = 0;
+    int rc;
+    pcq_walk_begin(&w, kind, buf, len, NULL);
+    while ((rc = pcq_walk_next(&w, &it)) == 1) {
+        int want;
+        if (it.type == PCQ_S_COUNTER_HEADER) block_type = it.u.block.type;
+        want = element_by_doc(it.type, kind, block_type);
+        TL_CHECK(pcq_item_is_element(&it, kind) == want, "%s: %s at %zu (block type %u): element %d, want %d",
+                 pcq_kind_name(kind), pcq_struct_info_of(it.type)->name, it.offset, (unsigned)block_type,
+                 pcq_item_is_element(&it, kind), want);
+        if (it.type > PCQ_S_NONE && it.type < PCQ_S_END_) seen[it.type]++;
+    }
+    TL_CHECK(rc == 0, "%s: the walk ends cleanly: %s", pcq_kind_name(kind), pcq_status_name(rc));
+}
+
+static size_t u16a(const char *ascii, uint8_t *out)
+{
+    size_t n = 0;
+    for (; *ascii; ascii++) out[n++] = (uint8_t)*ascii, out[n++] = 0;
+    return n;
+}
+
+/* Every structure type in buffers of every kind (the writer makes them),
+ * then items made by hand: every type with every kind, a value with and
+ * without `single`. */
+static void test_item_is_element(void)
+{
+    static const uint32_t ids2[2] = {7, 9}, ids1[1] = {3};
+    static uint8_t buf[4096];
+    unsigned seen[PCQ_S_END_];
+    pcq_writer wr;
+    pcq_counterset_reg set;
+    pcq_counter_reg c;
+    pcq_string_entry e[2];
+    pcq_identifier id;
+    pcq_data hdr;
+    pcq_item it;
+    uint8_t name[16], text[8];
+    size_t len, nn = u16a("ab", name);
+    int t, k, single;
+    const pcq_guid g = {1, 2, 3, {4, 5, 6, 7, 8, 9, 10, 11}};
+
+    memset(seen, 0, sizeof seen);
+    memset(&set, 0, sizeof set);
+    memset(&c, 0, sizeof c);
+    set.detail_level = 100;
+    set.num_counters = 2;
+    c.type = 0x10410400u; /* PERF_COUNTER_COUNTER */
+    c.detail_level = 100;
+    pcq_writer_init(&wr, buf, sizeof buf); /* counterset-info: the set and two counters */
+    pcq_put_counterset_reg(&wr, &set);
+    pcq_put_counter_reg(&wr, &c);
+    c.counter_id = 1;
+    pcq_put_counter_reg(&wr, &c);
+    if (TL_CHECK(pcq_writer_finish(&wr, &len) == PCQ_OK, "counterset-info written"))
+        check_elements(PCQ_KIND_COUNTERSET_INFO, buf, len, seen);
+    pcq_writer_init(&wr, buf, sizeof buf); /* counter-info: one counter alone */
+    pcq_put_counter_reg(&wr, &c);
+    if (TL_CHECK(pcq_writer_finish(&wr, &len) == PCQ_OK, "counter-info written"))
+        check_elements(PCQ_KIND_COUNTER_INFO, buf, len, seen);
+
+    memset(e, 0, sizeof e);
+    e[0].present = 1;
+    e[0].text.ptr = text;
+    e[0].text.len = u16a("xy", text);
+    e[1].counter_id = 2; /* absent */
+    pcq_writer_init(&wr, buf, sizeof buf);
+    pcq_put_strings(&wr, e, 2, PCQ_STROFF_WIN32);
+    if (TL_CHECK(pcq_writer_finish(&wr, &len) == PCQ_OK, "strings written"))
+        check_elements(PCQ_KIND_STRINGS, buf, len, seen);
+    pcq_writer_init(&wr, buf, sizeof buf);
+    pcq_put_string(&wr, name, nn);
+    if (TL_CHECK(pcq_writer_finish(&wr, &len) == PCQ_OK, "string written"))
+        check_elements(PCQ_KIND_STRING, buf, len, seen);
+    pcq_writer_init(&wr, buf, sizeof buf);
+    pcq_put_guid(&wr, &g);
+    if (TL_CHECK(pcq_writer_finish(&wr, &len) == PCQ_OK, "guid written")) {
+        check_elements(PCQ_KIND_GUID, buf, len, seen);
+        check_elements(PCQ_KIND_GUIDS, buf, len, seen); /* one GUID of an opnum 0 array */
+    }
+    pcq_writer_init(&wr, buf, sizeof buf);
+    pcq_put_instance(&wr, 5, name, nn);
+    if (TL_CHECK(pcq_writer_finish(&wr, &len) == PCQ_OK, "instance written"))
+        check_elements(PCQ_KIND_INSTANCES, buf, len, seen);
+    memset(&id, 0, sizeof id);
+    id.name.ptr = name;
+    id.name.len = nn;
+    pcq_writer_init(&wr, buf, sizeof buf);
+    pcq_put_identifier(&wr, &id);
+    if (TL_CHECK(pcq_writer_finish(&wr, &len) == PCQ_OK, "identifier written"))
+        check_elements(PCQ_KIND_IDENTIFIERS, buf, len, seen);
+
+    /* Blocks of every type; type 2 and 6 blocks with one counter too: a
+     * list of one is still a list. */
+    memset(&hdr, 0, sizeof hdr);
+    hdr.system_time.year = 2024;
+    hdr.system_time.month = 1;
+    hdr.system_time.day = 1;
+    pcq_writer_init(&wr, buf, sizeof buf);
+    pcq_begin_data(&wr, &hdr);
+    pcq_put_error_block(&wr, 232);
+    pcq_begin_block(&wr, PCQ_PERF_SINGLE_COUNTER, 0, NULL, 0);
+    pcq_put_value_u32(&wr, 1);
+    pcq_end_block(&wr);
+    pcq_begin_block(&wr, PCQ_PERF_MULTI_COUNTERS, 0, ids2, 2);
+    pcq_put_value_u32(&wr, 2);
+    pcq_put_value_u64(&wr, 3);
+    pcq_end_block(&wr);
+    pcq_begin_block(&wr, PCQ_PERF_MULTI_COUNTERS, 0, ids1, 1);
+    pcq_put_value_u32(&wr, 4);
+    pcq_end_block(&wr);
+    pcq_begin_block(&wr, PCQ_PERF_MULTI_INSTANCES, 0, NULL, 0);
+    for (k = 0; k < 2; k++) {
+        pcq_put_data_instance(&wr, (uint32_t)k, name, nn);
+        pcq_put_value_u32(&wr, 5);
+    }
+    pcq_end_block(&wr);
+    pcq_begin_block(&wr, PCQ_PERF_COUNTERSET, 0, ids2, 2);
+    for (k = 0; k < 2; k++) {
+        pcq_put_data_instance(&wr, (uint32_t)k, name, nn);
+        pcq_put_value_u32(&wr, 6);
+        pcq_put_value_u32(&wr, 7);
+    }
+    pcq_end_block(&wr);
+    pcq_begin_block(&wr, PCQ_PERF_COUNTERSET, 0, ids1, 1);
+    pcq_put_data_instance(&wr, 0, name, nn);
+    pcq_put_value_u32(&wr, 8);
+    pcq_end_block(&wr);
+    pcq_end_data(&wr);
+    if (TL_CHECK(pcq_writer_finish(&wr, &len) == PCQ_OK, "data written"))
+        check_elements(PCQ_KIND_DATA, buf, len, seen);
+    for (t = PCQ_S_NONE + 1; t < PCQ_S_END_; t++)
+        TL_CHECK(seen[t] > 0, "a %s among the items walked", pcq_struct_info_of(t)->name);
+
+    /* By hand: what the walk never gives (a counter's registration info
+     * under another kind, PCQ_S_NONE), and `single` alone deciding a value. */
+    memset(&it, 0, sizeof it);
+    for (t = PCQ_S_NONE; t <= PCQ_S_END_; t++)
+        for (k = PCQ_KIND_NONE; k <= PCQ_KIND_END_; k++)
+            for (single = 0; single < 2; single++) {
+                int want = t == PCQ_S_COUNTER_DATA ? !single : element_by_doc(t, (pcq_kind)k, 0);
+                it.type = t;
+                it.single = single;
+                TL_CHECK(pcq_item_is_element(&it, (pcq_kind)k) == want,
+                         "type %d, kind %d, single %d: element %d, want %d", t, k, single,
+                         pcq_item_is_element(&it, (pcq_kind)k), want);
+            }
+}
+
 static void put32(uint8_t *p, uint32_t v)
 {
     p[0] = (uint8_t)v;
     p[1] = (uint8_t)(v >> 8);
     p[2] = (uint8_t)(v >> 16);
     p[3] = (uint8_t)(v >> 24);
+}
+
+static uint32_t ld32le(const uint8_t *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+/* ---- the iterators: the header's inline fast paths and their functions - */
+
+/* A data buffer of blocks of type 1, 2 (3 counters), 4 (3 instances), 6 (3
+ * counters x 3 instances) and 6 with no counters; `odd` adds a type 1 block
+ * with a 12-byte value, which makes the buffer not canonical. Value k of
+ * group g (a block of type 1 or 2, or an instance) is tw_value(g, k). */
+#define TW_GROUPS 8 /* the type 1 block, the type 2 block, 3 + 3 instances */
+static uint64_t tw_value(uint32_t g, uint32_t k)
+{
+    return k == 1 ? 0x100000000u * (g + 1) + k : 16u * g + k; /* the middle value of a list: 8 bytes */
+}
+
+static size_t tw_data(uint8_t *buf, size_t cap, int odd)
+{
+    static const uint32_t ids[3] = {1, 2, 3};
+    static const uint8_t twelve[12] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12};
+    pcq_writer w;
+    pcq_data hdr;
+    uint8_t name[32];
+    uint32_t g = 0, i, k;
+    size_t len = 0;
+    memset(&hdr, 0, sizeof hdr);
+    hdr.system_time.year = 2024;
+    hdr.system_time.month = 1;
+    hdr.system_time.day = 1;
+    pcq_writer_init(&w, buf, cap);
+    pcq_begin_data(&w, &hdr);
+    pcq_begin_block(&w, PCQ_PERF_SINGLE_COUNTER, 0, NULL, 0);
+    pcq_put_value_u32(&w, (uint32_t)tw_value(g++, 0));
+    pcq_end_block(&w);
+    pcq_begin_block(&w, PCQ_PERF_MULTI_COUNTERS, 0, ids, 3);
+    for (k = 0; k < 3; k++)
+        if (k == 1)
+            pcq_put_value_u64(&w, tw_value(g, k));
+        else
+            pcq_put_value_u32(&w, (uint32_t)tw_value(g, k));
+    g++;
+    pcq_end_block(&w);
+    pcq_begin_block(&w, PCQ_PERF_MULTI_INSTANCES, 0, NULL, 0);
+    for (i = 0; i < 3; i++) {
+        pcq_put_data_instance(&w, 100 + i, name, u16a(i == 1 ? "_Total" : "cpu", name));
+        pcq_put_value_u32(&w, (uint32_t)tw_value(g++, 0));
+    }
+    pcq_end_block(&w);
+    pcq_begin_block(&w, PCQ_PERF_COUNTERSET, 0, ids, 3);
+    for (i = 0; i < 3; i++, g++) {
+        pcq_put_data_instance(&w, 200 + i, name, u16a(i == 2 ? "Processor" : "a", name));
+        for (k = 0; k < 3; k++)
+            if (k == 1)
+                pcq_put_value_u64(&w, tw_value(g, k));
+            else
+                pcq_put_value_u32(&w, (uint32_t)tw_value(g, k));
+    }
+    pcq_end_block(&w);
+    pcq_begin_block(&w, PCQ_PERF_COUNTERSET, 0, NULL, 0);
+    pcq_put_data_instance(&w, 7, name, u16a("none", name));
+    pcq_put_data_instance(&w, 8, name, u16a("zero", name));
+    pcq_end_block(&w);
+    if (odd) {
+        pcq_begin_block(&w, PCQ_PERF_SINGLE_COUNTER, 0, NULL, 0);
+        pcq_put_value(&w, twelve, sizeof twelve);
+        pcq_end_block(&w);
+    }
+    pcq_end_data(&w);
+    return pcq_writer_finish(&w, &len) == PCQ_OK ? len : 0;
+}
+
+static int same_value(const pcq_value *a, const pcq_value *b)
+{
+    return a->data_size == b->data_size && a->size == b->size && a->data.ptr == b->data.ptr &&
+           a->data.len == b->data.len && a->u64 == b->u64 && a->is_int == b->is_int && a->offset == b->offset;
+}
+
+/* Two iterators over the same values, a through the header's
+ * pcq_values_next and b through the function itself, checked against group
+ * g's n values: the same pcq_value both ways, the numbers written. */
+static void tw_values(const char *what, pcq_iter *a, pcq_iter *b, uint32_t g, uint32_t n)
+{
+    pcq_value va, vb;
+    uint32_t k;
+    int ra = 1, rb = 1;
+    memset(&va, 0, sizeof va);
+    memset(&vb, 0, sizeof vb);
+    for (k = 0; k <= n; k++) {
+        ra = pcq_values_next(a, &va);
+        rb = (pcq_values_next)(b, &vb);
+        if (k == n) break;
+        if (!TL_CHECK(ra == 1 && rb == 1 && same_value(&va, &vb) && va.u64 == tw_value(g, k),
+                      "%s: value %u of group %u: %d %d, %llu", what, k, g, ra, rb,
+                      (unsigned long long)va.u64))
+            return;
+    }
+    TL_CHECK(ra == 0 && rb == 0, "%s: group %u ends after %u values: %d %d", what, g, n, ra, rb);
+}
+
+/* pcq_values_read_u64 two at a time, the header's and the function. */
+static void tw_read_u64(const char *what, pcq_iter *a, pcq_iter *b, uint32_t g, uint32_t n)
+{
+    uint64_t oa[TW_GROUPS * 3], ob[TW_GROUPS * 3];
+    size_t na = 0, nb = 0, r, k;
+    while ((r = pcq_values_read_u64(a, oa + na, 2)) > 0) na += r;
+    while ((r = (pcq_values_read_u64)(b, ob + nb, 2)) > 0) nb += r;
+    for (k = 0; k < na && k < nb && oa[k] == ob[k] && oa[k] == tw_value(g, (uint32_t)k); k++)
+        ;
+    TL_CHECK(na == n && nb == n && k == n && a->err.code == 0 && b->err.code == 0,
+             "%s: read_u64 of group %u: %zu and %zu values, %zu as written", what, g, na, nb, k);
+}
+
+static int same_instance(const pcq_data_instance *a, const pcq_data_instance *b)
+{
+    return a->size == b->size && a->instance_id == b->instance_id && a->name.ptr == b->name.ptr &&
+           a->name.len == b->name.len && a->offset == b->offset && same_value(&a->value, &b->value) &&
+           a->num_values == b->num_values && a->values == b->values && a->values_end == b->values_end;
+}
+
+/* Every block and instance of d through both forms of each iterator. */
+static void tw_walk(const char *what, const pcq_data *d)
+{
+    pcq_iter blocks, a, b, ia, ib;
+    pcq_block blk;
+    pcq_data_instance xa, xb;
+    uint64_t cols[9], col[3];
+    size_t count;
+    uint32_t g = 0, nblk = 0, i, j, n;
+    int ra, rb;
+    pcq_data_blocks(d, &blocks);
+    while (pcq_blocks_next(&blocks, &blk) == 1 && nblk++ < 5) {
+        n = blk.type == PCQ_PERF_SINGLE_COUNTER   ? 1
+            : blk.type == PCQ_PERF_MULTI_COUNTERS ? blk.num_counters
+                                                  : 0;
+        pcq_block_values(d, &blk, &a);
+        (pcq_block_values)(d, &blk, &b);
+        tw_values(what, &a, &b, g, n);
+        pcq_block_values(d, &blk, &a);
+        (pcq_block_values)(d, &blk, &b);
+        tw_read_u64(what, &a, &b, g, n);
+        if (blk.type == PCQ_PERF_MULTI_COUNTERS) {
+            TL_CHECK(pcq_block_columns_u64(d, &blk, cols, 9, &count) == PCQ_OK && count == 3 &&
+                         cols[0] == tw_value(g, 0) && cols[1] == tw_value(g, 1) && cols[2] == tw_value(g, 2),
+                     "%s: the type 2 block's columns", what);
+        }
+        if (n) g++;
+        if (blk.type != PCQ_PERF_MULTI_INSTANCES && blk.type != PCQ_PERF_COUNTERSET) continue;
+        pcq_block_instances(d, &blk, &ia);
+        pcq_block_instances(d, &blk, &ib);
+        for (i = 0;; i++) {
+            ra = pcq_instances_of_block_next(&ia, &xa);
+            rb = (pcq_instances_of_block_next)(&ib, &xb);
+            if (ra != 1 || rb != 1) break;
+            if (!TL_CHECK(same_instance(&xa, &xb), "%s: instance %u of block %u differs", what, i, nblk - 1))
+                break;
+            pcq_instance_values(d, &xa, &a);
+            (pcq_instance_values)(d, &xa, &b);
+            tw_values(what, &a, &b, g + i, xa.num_values);
+            pcq_instance_values(d, &xa, &a);
+            (pcq_instance_values)(d, &xa, &b);
+            tw_read_u64(what, &a, &b, g + i, xa.num_values);
+            if (xa.num_values == 0) continue;
+            TL_CHECK(xa.value.u64 == tw_value(g + i, xa.num_values - 1), "%s: an instance's last value",
+                     what);
+            for (j = 0; j < xa.num_values; j++)
+                TL_CHECK(pcq_block_columns_u64(d, &blk, cols, 9, &count) == PCQ_OK &&
+                             count == (size_t)blk.num_instances * xa.num_values &&
+                             cols[j * blk.num_instances + i] == tw_value(g + i, j) &&
+                             pcq_block_column_u64(d, &blk, j, col, 3, &count) == PCQ_OK &&
+                             count == blk.num_instances && col[i] == tw_value(g + i, j),
+                         "%s: column %u, instance %u", what, j, i);
+        }
+        TL_CHECK(ra == 0 && rb == 0 && i == blk.num_instances, "%s: %u instances, then %d %d", what, i, ra,
+                 rb);
+        if (blk.num_counters || blk.type == PCQ_PERF_MULTI_INSTANCES) g += i;
+    }
+    TL_CHECK(g == TW_GROUPS, "%s: %u groups of values", what, g);
+}
+
+/* The header maps pcq_values_next and its kin to inline copies of the
+ * canonical step, which call the functions for everything else; called by
+ * their names in parentheses, the functions do it all, canonical or not, and
+ * must agree value for value. Then the batch readers' refusals, and their
+ * error on bytes changed after decoding (documented: not validated). */
+static void test_iterator_twins(void)
+{
+    static uint8_t canon[2048], odd[2048];
+    size_t nc = tw_data(canon, sizeof canon, 0), no = tw_data(odd, sizeof odd, 1), count = 7;
+    uint64_t out[9];
+    pcq_data dc, dn;
+    pcq_iter it, blocks;
+    pcq_block b1, b2, b4, b6;
+    pcq_value v;
+    pcq_data_instance x;
+    size_t first;
+    int rc;
+
+    if (!TL_CHECK(nc && no && pcq_decode_data(canon, nc, NULL, &dc, NULL) == PCQ_OK &&
+                      pcq_decode_data(odd, no, NULL, &dn, NULL) == PCQ_OK,
+                  "the two buffers decode"))
+        return;
+    /* The point of the two: the canonical one takes the inline paths. */
+    TL_CHECK((dc.flags & PCQ_DATA_CANONICAL_) && !(dn.flags & PCQ_DATA_CANONICAL_), "one canonical, one not");
+    tw_walk("canonical", &dc);
+    tw_walk("not canonical", &dn);
+
+    pcq_data_blocks(&dn, &blocks);
+    pcq_blocks_next(&blocks, &b1);
+    pcq_blocks_next(&blocks, &b2);
+    pcq_blocks_next(&blocks, &b4);
+    pcq_blocks_next(&blocks, &b6);
+    TL_CHECK(pcq_values_read_u64(NULL, out, 2) == 0 && (pcq_values_read_u64)(NULL, out, 2) == 0,
+             "no iterator");
+    pcq_block_values(&dn, &b2, &it);
+    TL_CHECK(pcq_values_read_u64(&it, NULL, 2) == 0 && (pcq_values_read_u64)(&it, NULL, 2) == 0, "no out");
+
+    TL_CHECK(pcq_block_columns_u64(&dn, &b2, out, 9, NULL) == PCQ_ERR_INVALID_ARG, "columns: no count");
+    TL_CHECK(pcq_block_columns_u64(NULL, &b2, out, 9, &count) == PCQ_ERR_INVALID_ARG && count == 0,
+             "columns: no data");
+    TL_CHECK(pcq_block_columns_u64(&dn, NULL, out, 9, &count) == PCQ_ERR_INVALID_ARG, "columns: no block");
+    TL_CHECK(pcq_block_columns_u64(&dn, &b2, NULL, 9, &count) == PCQ_ERR_INVALID_ARG, "columns: no out");
+    TL_CHECK(pcq_block_columns_u64(&dn, &b1, out, 9, &count) == PCQ_ERR_INVALID_ARG,
+             "columns: a type 1 block");
+    TL_CHECK(pcq_block_columns_u64(&dn, &b6, NULL, 0, &count) == PCQ_ERR_BUFFER_TOO_SMALL && count == 9,
+             "columns: sized, %zu", count);
+    TL_CHECK(pcq_block_column_u64(&dn, &b6, 0, out, 3, NULL) == PCQ_ERR_INVALID_ARG, "column: no count");
+    count = 7;
+    TL_CHECK(pcq_block_column_u64(NULL, &b6, 0, out, 3, &count) == PCQ_ERR_INVALID_ARG && count == 0,
+             "column: no data");
+    TL_CHECK(pcq_block_column_u64(&dn, NULL, 0, out, 3, &count) == PCQ_ERR_INVALID_ARG, "column: no block");
+    TL_CHECK(pcq_block_column_u64(&dn, &b6, 0, NULL, 3, &count) == PCQ_ERR_INVALID_ARG, "column: no out");
+    TL_CHECK(pcq_block_column_u64(&dn, &b2, 0, out, 3, &count) == PCQ_ERR_INVALID_ARG,
+             "column: a type 2 block");
+    TL_CHECK(pcq_block_column_u64(&dn, &b4, 1, out, 3, &count) == PCQ_ERR_INVALID_ARG &&
+                 pcq_block_column_u64(&dn, &b6, 3, out, 3, &count) == PCQ_ERR_INVALID_ARG,
+             "column: j past the counters");
+    TL_CHECK(pcq_block_column_u64(&dn, &b4, 0, NULL, 0, &count) == PCQ_ERR_BUFFER_TOO_SMALL && count == 3,
+             "column: sized, %zu", count);
+
+    /* A second value's dwSize set to 8 after decoding (under 16, where no
+     * _PERF_COUNTER_DATA fits): the batch readers of the type 2 block and of
+     * the type 6 block (its first instance) return the error the value
+     * iterator meets there. */
+    put32(odd + b2.body + 16 + 4, 8);
+    pcq_block_values(&dn, &b2, &it);
+    rc = pcq_values_next(&it, &v) == 1 ? pcq_values_next(&it, &v) : 1;
+    TL_CHECK(rc < 0 && it.err.offset == b2.body + 16, "a changed value: %s at %zu", pcq_status_name(rc),
+             it.err.offset);
+    TL_CHECK(pcq_block_columns_u64(&dn, &b2, out, 9, &count) == rc, "columns of the type 2 block: %s",
+             pcq_status_name(rc));
+    first = b6.body + ld32le(odd + b6.body); /* instance 0's values */
+    put32(odd + first + 16 + 4, 8);
+    pcq_block_instances(&dn, &b6, &it);
+    rc = pcq_instances_of_block_next(&it, &x);
+    TL_CHECK(rc < 0 && it.err.offset == first + 16, "a changed instance value: %s at %zu",
+             pcq_status_name(rc), it.err.offset);
+    TL_CHECK(pcq_block_columns_u64(&dn, &b6, out, 9, &count) == rc &&
+                 pcq_block_column_u64(&dn, &b6, 2, out, 3, &count) == rc,
+             "columns of the type 6 block: %s", pcq_status_name(rc));
 }
 
 /* Decoders with no out-parameter, the batch accessor, small helpers. */
@@ -266,6 +713,8 @@ int main(void)
     test_value_names();
     test_item_field();
     test_strings_peek();
+    test_item_is_element();
+    test_iterator_twins();
     test_small_things();
     return tl_finish();
 }
