@@ -599,6 +599,177 @@ static const char x_data_edges[] =
     "01 02 03 04 05 06 07 08"
     "09 0a 0b 0c 00 00 00 00"; /* value, 4 bytes of padding */
 
+/* Type 6, two counters (a 4- and an 8-byte value), instance names of 0, 2,
+ * 8, 10 and 18 bytes: under 8 bytes a name is checked and copied whole, from
+ * 8 bytes on a word at a time (wr_copy_name8: exactly one word; a word and
+ * an overlapping last word; two words and an overlapping one). Five ways to
+ * write it, the same bytes: values a call each (the header's inline path,
+ * then the functions themselves), the batch calls, raw bytes (the checked
+ * path of a value). */
+static const char *const names_a[5] = {"", "a", "abcd", "abcde", "Processor"};
+static void b_data_names(pcq_writer *w)
+{
+    static const uint32_t ids[2] = {2, 4};
+    uint32_t i;
+    begin_hdr(w);
+    pcq_begin_block(w, PCQ_PERF_COUNTERSET, 0, ids, 2);
+    for (i = 0; i < 5; i++) {
+        put_data_instance_a(w, 10 + i, names_a[i]);
+        pcq_put_value_u32(w, i + 1);
+        pcq_put_value_u64(w, 0x1000000000u + i);
+    }
+    pcq_end_block(w);
+    pcq_end_data(w);
+}
+static void b_data_names_functions(pcq_writer *w)
+{
+    static const uint32_t ids[2] = {2, 4};
+    uint32_t i;
+    begin_hdr(w);
+    pcq_begin_block(w, PCQ_PERF_COUNTERSET, 0, ids, 2);
+    for (i = 0; i < 5; i++) {
+        put_data_instance_a(w, 10 + i, names_a[i]);
+        (pcq_put_value_u32)(w, i + 1); /* not the header's macro: the function, with 2 records to go */
+        (pcq_put_value_u64)(w, 0x1000000000u + i);
+    }
+    pcq_end_block(w);
+    pcq_end_data(w);
+}
+static void b_data_names_batch(pcq_writer *w)
+{
+    static const uint32_t ids[2] = {2, 4};
+    static const uint8_t sz[2] = {4, 8};
+    uint8_t b[64];
+    uint64_t v[2];
+    uint32_t i;
+    begin_hdr(w);
+    pcq_begin_block(w, PCQ_PERF_COUNTERSET, 0, ids, 2);
+    for (i = 0; i < 5; i++) {
+        v[0] = i + 1;
+        v[1] = 0x1000000000u + i;
+        pcq_put_data_instance_u64(w, 10 + i, b, u16(names_a[i], b), v, sz, 2);
+    }
+    pcq_end_block(w);
+    pcq_end_data(w);
+}
+static void b_data_names_values(pcq_writer *w)
+{
+    static const uint32_t ids[2] = {2, 4};
+    static const uint8_t sz[2] = {4, 8};
+    uint64_t v[2];
+    uint32_t i;
+    begin_hdr(w);
+    pcq_begin_block(w, PCQ_PERF_COUNTERSET, 0, ids, 2);
+    for (i = 0; i < 5; i++) {
+        v[0] = i + 1;
+        v[1] = 0x1000000000u + i;
+        put_data_instance_a(w, 10 + i, names_a[i]);
+        pcq_put_values_u64(w, v, sz, 2);
+    }
+    pcq_end_block(w);
+    pcq_end_data(w);
+}
+static void b_data_names_raw(pcq_writer *w)
+{
+    static const uint32_t ids[2] = {2, 4};
+    uint8_t v4[4] = {0, 0, 0, 0}, v8[8] = {0, 0, 0, 0, 0x10, 0, 0, 0};
+    uint32_t i;
+    begin_hdr(w);
+    pcq_begin_block(w, PCQ_PERF_COUNTERSET, 0, ids, 2);
+    for (i = 0; i < 5; i++) {
+        v4[0] = (uint8_t)(i + 1);
+        v8[0] = (uint8_t)i;
+        put_data_instance_a(w, 10 + i, names_a[i]);
+        pcq_put_value(w, v4, 4);
+        pcq_put_value(w, v8, 8);
+    }
+    pcq_end_block(w);
+    pcq_end_data(w);
+}
+static const char x_data_names[] =
+    "68 01 00 00 01 00 00 00"          /* dwTotalSize 360, dwNumCounter 1 */
+    HDR_TAIL "00 00 00 00 06 00 00 00" /* dwStatus 0, dwType 6 */
+    "38 01 00 00 00 00 00 00"          /* dwSize 312, Reserved */
+    "10 00 00 00 02 00 00 00"          /* _PERF_MULTI_COUNTERS: dwSize 16, dwCounters 2 */
+    "02 00 00 00 04 00 00 00"          /* ids 2, 4 */
+    "18 01 00 00 05 00 00 00"          /* _PERF_MULTI_INSTANCES: dwTotalSize 280, dwInstances 5 */
+    "10 00 00 00 0a 00 00 00"          /* Size 16, InstanceId 10 */
+    "00 00 00 00 00 00 00 00"          /* "" NUL, 6 bytes of padding */
+    "04 00 00 00 10 00 00 00"          /* dwDataSize 4, dwSize 16 */
+    "01 00 00 00 00 00 00 00"          /* 1 */
+    "08 00 00 00 10 00 00 00"          /* dwDataSize 8, dwSize 16 */
+    "00 00 00 00 10 00 00 00"          /* 0x1000000000 */
+    "10 00 00 00 0b 00 00 00"          /* Size 16, InstanceId 11 */
+    "61 00 00 00 00 00 00 00"          /* "a" NUL, 4 bytes of padding */
+    "04 00 00 00 10 00 00 00"
+    "02 00 00 00 00 00 00 00" /* 2 */
+    "08 00 00 00 10 00 00 00"
+    "01 00 00 00 10 00 00 00" /* 0x1000000001 */
+    "18 00 00 00 0c 00 00 00" /* Size 24, InstanceId 12 */
+    "61 00 62 00 63 00 64 00" /* "abcd" */
+    "00 00 00 00 00 00 00 00" /* NUL, 6 bytes of padding */
+    "04 00 00 00 10 00 00 00"
+    "03 00 00 00 00 00 00 00" /* 3 */
+    "08 00 00 00 10 00 00 00"
+    "02 00 00 00 10 00 00 00" /* 0x1000000002 */
+    "18 00 00 00 0d 00 00 00" /* Size 24, InstanceId 13 */
+    "61 00 62 00 63 00 64 00" /* "abcd" */
+    "65 00 00 00 00 00 00 00" /* "e" NUL, 4 bytes of padding */
+    "04 00 00 00 10 00 00 00"
+    "04 00 00 00 00 00 00 00" /* 4 */
+    "08 00 00 00 10 00 00 00"
+    "03 00 00 00 10 00 00 00" /* 0x1000000003 */
+    "20 00 00 00 0e 00 00 00" /* Size 32, InstanceId 14 */
+    "50 00 72 00 6f 00 63 00" /* "Proc" */
+    "65 00 73 00 73 00 6f 00" /* "esso" */
+    "72 00 00 00 00 00 00 00" /* "r" NUL, 4 bytes of padding */
+    "04 00 00 00 10 00 00 00"
+    "05 00 00 00 00 00 00 00" /* 5 */
+    "08 00 00 00 10 00 00 00"
+    "04 00 00 00 10 00 00 00"; /* 0x1000000004 */
+
+/* Type 6 with no counters: instances and nothing else. After an instance
+ * the next may follow at once (wr_fast_instance with no values wanted).
+ * Through pcq_put_data_instance_u64 with no values: n 0, values given or
+ * NULL. */
+static void b_data_no_counters(pcq_writer *w)
+{
+    begin_hdr(w);
+    pcq_begin_block(w, PCQ_PERF_COUNTERSET, 0, NULL, 0);
+    put_data_instance_a(w, 1, "abcd");
+    put_data_instance_a(w, 2, "a");
+    put_data_instance_a(w, 3, "Processor");
+    pcq_end_block(w);
+    pcq_end_data(w);
+}
+static void b_data_no_counters_batch(pcq_writer *w)
+{
+    static const uint64_t v[1] = {99}; /* never read: no value is wanted */
+    uint8_t b[64];
+    begin_hdr(w);
+    pcq_begin_block(w, PCQ_PERF_COUNTERSET, 0, NULL, 0);
+    pcq_put_data_instance_u64(w, 1, b, u16("abcd", b), v, NULL, 0);
+    pcq_put_data_instance_u64(w, 2, b, u16("a", b), NULL, NULL, 0);
+    pcq_put_data_instance_u64(w, 3, b, u16("Processor", b), NULL, NULL, 0);
+    pcq_end_block(w);
+    pcq_end_data(w);
+}
+static const char x_data_no_counters[] =
+    "98 00 00 00 01 00 00 00"          /* dwTotalSize 152, dwNumCounter 1 */
+    HDR_TAIL "00 00 00 00 06 00 00 00" /* dwStatus 0, dwType 6 */
+    "68 00 00 00 00 00 00 00"          /* dwSize 104, Reserved */
+    "08 00 00 00 00 00 00 00"          /* _PERF_MULTI_COUNTERS: dwSize 8, dwCounters 0 */
+    "50 00 00 00 03 00 00 00"          /* _PERF_MULTI_INSTANCES: dwTotalSize 80, dwInstances 3 */
+    "18 00 00 00 01 00 00 00"          /* Size 24, InstanceId 1 */
+    "61 00 62 00 63 00 64 00"          /* "abcd" */
+    "00 00 00 00 00 00 00 00"          /* NUL, 6 bytes of padding */
+    "10 00 00 00 02 00 00 00"          /* Size 16, InstanceId 2 */
+    "61 00 00 00 00 00 00 00"          /* "a" NUL, 4 bytes of padding */
+    "20 00 00 00 03 00 00 00"          /* Size 32, InstanceId 3 */
+    "50 00 72 00 6f 00 63 00"          /* "Proc" */
+    "65 00 73 00 73 00 6f 00"          /* "esso" */
+    "72 00 00 00 00 00 00 00";         /* "r" NUL, 4 bytes of padding */
+
 /* Two structures written back to back: the writer does not care which kind. */
 static void b_two_data(pcq_writer *w)
 {
@@ -646,6 +817,13 @@ static const struct wcase cases[] = {
     {"data type 6", b_data_counterset, PCQ_KIND_DATA, x_data_counterset, 1},
     {"data type 6, batch", b_data_counterset_batch, PCQ_KIND_DATA, x_data_counterset, 1},
     {"data edge blocks", b_data_edges, PCQ_KIND_DATA, x_data_edges, 1},
+    {"data type 6 names", b_data_names, PCQ_KIND_DATA, x_data_names, 1},
+    {"data type 6 names, functions", b_data_names_functions, PCQ_KIND_DATA, x_data_names, 1},
+    {"data type 6 names, batch", b_data_names_batch, PCQ_KIND_DATA, x_data_names, 1},
+    {"data type 6 names, values_u64", b_data_names_values, PCQ_KIND_DATA, x_data_names, 1},
+    {"data type 6 names, raw values", b_data_names_raw, PCQ_KIND_DATA, x_data_names, 1},
+    {"data type 6 no counters", b_data_no_counters, PCQ_KIND_DATA, x_data_no_counters, 1},
+    {"data type 6 no counters, batch", b_data_no_counters_batch, PCQ_KIND_DATA, x_data_no_counters, 1},
     {"two data buffers", b_two_data, PCQ_KIND_NONE, x_two_data, 1},
 };
 /* clang-format on */
@@ -689,6 +867,12 @@ static void check_writer(const struct wcase *c, const uint8_t *exp, size_t n)
     if (TL_CHECK(rc == PCQ_OK && len == n, "%s: rc %d len %zu, want %zu", c->name, rc, len, n))
         TL_CHECK(first_diff(buf, exp, n) == n && canary_intact(buf, n, sizeof buf),
                  "%s: bytes differ at offset %zu", c->name, first_diff(buf, exp, n));
+
+    memset(buf, CANARY, sizeof buf); /* exactly the room it needs: the last record fills dst */
+    rc = run_writer(c->build, buf, n, &len);
+    TL_CHECK(rc == PCQ_OK && len == n && first_diff(buf, exp, n) == n && canary_intact(buf, n, sizeof buf),
+             "%s: cap %zu exactly: rc %d len %zu, differs at %zu", c->name, n, rc, len,
+             first_diff(buf, exp, n));
 
     rc = run_writer(c->build, NULL, 0, &len);
     TL_CHECK(rc == PCQ_OK && len == n, "%s: sizing pass rc %d len %zu", c->name, rc, len);
@@ -1265,8 +1449,92 @@ static void test_batch_errors(void)
                  PCQ_ERR_STATE);
 }
 
+/* The one-pass instance (wr_fast_instance, taken in a buffer with room for
+ * it) leaves to the checked path what that path refuses, with nothing
+ * appended: a U+0000 anywhere in a name of 8 bytes or more (its first word,
+ * the middle one, the overlapping last one), an odd name, a NULL name, a
+ * name too long for Size (refused unread). The batch calls' other refusals. */
+static void test_fast_path_errors(void)
+{
+    static const uint32_t ids[2] = {1, 2};
+    static const uint64_t v[2] = {1, 2};
+    static const uint8_t bad_size[2] = {8, 5};
+    uint8_t buf[512], name[32], bad[32];
+    size_t n = u16("abcdefghi", name), at, k, cap;
+    pcq_writer w;
+    int rc, batch;
+
+    for (batch = 0; batch < 2; batch++)
+        for (k = 0; k < n; k += 2) {
+            memcpy(bad, name, n);
+            bad[k] = bad[k + 1] = 0;
+            pcq_writer_init(&w, buf, sizeof buf);
+            begin_hdr(&w);
+            pcq_begin_block(&w, PCQ_PERF_COUNTERSET, 0, ids, 2);
+            pcq_put_data_instance_u64(&w, 1, name, n, v, NULL, 2);
+            at = w.len;
+            rc = batch ? pcq_put_data_instance_u64(&w, 2, bad, n, v, NULL, 2)
+                       : pcq_put_data_instance(&w, 2, bad, n);
+            TL_CHECK(rc == PCQ_ERR_INVALID_ARG && w.len == at,
+                     "U+0000 at byte %zu of an 18-byte name (batch %d): rc %d, len %zu, was %zu", k, batch,
+                     rc, w.len, at);
+            expect_after("U+0000 in a long name", &w, rc, PCQ_ERR_INVALID_ARG);
+        }
+
+    pcq_writer_init(&w, buf, sizeof buf);
+    block4(&w);
+    expect_after("an odd name of 9 bytes", &w, pcq_put_data_instance(&w, 1, name, 9), PCQ_ERR_INVALID_ARG);
+    pcq_writer_init(&w, buf, sizeof buf);
+    block4(&w);
+    expect_after("a NULL name of 8 bytes", &w, pcq_put_data_instance(&w, 1, NULL, 8), PCQ_ERR_INVALID_ARG);
+    pcq_writer_init(&w, buf, sizeof buf);
+    block4(&w);
+    expect_after("a name too long for Size, into a buffer", &w,
+                 pcq_put_data_instance(&w, 1, name, (size_t)0xFFFFFFFEu), PCQ_ERR_OVERFLOW);
+
+    /* The batch calls: no value is no error, values NULL are refused, and
+     * so are values when no instance is open or the unit is complete. */
+    pcq_writer_init(&w, buf, sizeof buf);
+    block1(&w);
+    at = w.len;
+    TL_CHECK(pcq_put_values_u64(&w, NULL, NULL, 0) == PCQ_OK && w.err == PCQ_OK && w.len == at,
+             "no value, values NULL: no error, nothing appended");
+    TL_CHECK(pcq_put_value_u32(&w, 1) == PCQ_OK && pcq_end_block(&w) == PCQ_OK,
+             "the block still wants its value");
+    pcq_writer_init(&w, buf, sizeof buf);
+    block4(&w);
+    expect_after("values of an instance with NULL values", &w,
+                 pcq_put_data_instance_u64(&w, 2, name, n, NULL, NULL, 1), PCQ_ERR_INVALID_ARG);
+    pcq_writer_init(&w, buf, sizeof buf);
+    begin_hdr(&w);
+    pcq_begin_block(&w, PCQ_PERF_COUNTERSET, 0, ids, 2);
+    expect_after("values before the first instance", &w, pcq_put_values_u64(&w, v, NULL, 2), PCQ_ERR_STATE);
+    pcq_writer_init(&w, buf, sizeof buf);
+    begin_hdr(&w);
+    pcq_begin_block(&w, PCQ_PERF_MULTI_COUNTERS, 0, ids, 2);
+    pcq_put_values_u64(&w, v, NULL, 2);
+    expect_after("values after the block's last", &w, pcq_put_values_u64(&w, v, NULL, 1), PCQ_ERR_STATE);
+
+    /* Near the end of dst (room for one of the two records) the batch
+     * checks every size before it stores a value: a bad one appends
+     * nothing there either. */
+    pcq_writer_init(&w, buf, sizeof buf);
+    begin_hdr(&w);
+    pcq_begin_block(&w, PCQ_PERF_MULTI_COUNTERS, 0, ids, 2);
+    cap = w.len + 16;
+    pcq_writer_init(&w, buf, cap);
+    begin_hdr(&w);
+    pcq_begin_block(&w, PCQ_PERF_MULTI_COUNTERS, 0, ids, 2);
+    at = w.len;
+    rc = pcq_put_values_u64(&w, v, bad_size, 2);
+    TL_CHECK(rc == PCQ_ERR_INVALID_ARG && w.len == at, "near cap, a bad size: rc %d, len %zu, was %zu", rc,
+             w.len, at);
+    expect_after("near cap, a bad size", &w, rc, PCQ_ERR_INVALID_ARG);
+}
+
 static void test_invalid_args(void)
 {
+    static const uint64_t v1 = 1;
     static const uint8_t odd[3] = {0x61, 0, 0x62};
     static const uint8_t nul_inside[6] = {0x61, 0, 0, 0, 0x62, 0};
     static const uint32_t ids[2] = {1, 2};
@@ -1341,6 +1609,8 @@ static void test_invalid_args(void)
     TL_CHECK(rc == PCQ_ERR_INVALID_ARG, "NULL writer: rc %d", rc);
     rc = pcq_writer_finish(NULL, NULL);
     TL_CHECK(rc == PCQ_ERR_INVALID_ARG, "NULL writer finish: rc %d", rc);
+    rc = pcq_put_data_instance_u64(NULL, 1, odd, 2, &v1, NULL, 1);
+    TL_CHECK(rc == PCQ_ERR_INVALID_ARG, "NULL writer, a whole instance: rc %d", rc);
 
     /* The first error wins over later ones. */
     pcq_writer_init(&w, buf, sizeof buf);
@@ -1363,6 +1633,7 @@ static void test_overflow(void)
     pcq_string_entry e;
     pcq_writer w;
     pcq_identifier id;
+    int rc;
 
     pcq_writer_init(&w, NULL, 0);
     block1(&w);
@@ -1386,6 +1657,26 @@ static void test_overflow(void)
     block4(&w);
     expect_after("data instance over 4 GiB", &w, pcq_put_data_instance(&w, 1, dummy, (size_t)0xFFFFFFFEu),
                  PCQ_ERR_OVERFLOW);
+
+    /* Two blocks that fit their dwSize, a buffer that does not fit dwTotalSize. */
+    pcq_writer_init(&w, NULL, 0);
+    block1(&w);
+    pcq_put_value(&w, dummy, 0x80000000u);
+    pcq_end_block(&w);
+    pcq_begin_block(&w, PCQ_PERF_SINGLE_COUNTER, 0, NULL, 0);
+    pcq_put_value(&w, dummy, 0x80000000u);
+    rc = pcq_end_block(&w);
+#if SIZE_MAX > 0xFFFFFFFFu /* with a 32-bit size_t the length overflows first: the same error, earlier */
+    TL_CHECK(rc == PCQ_OK, "two blocks of 2 GiB each: fine, rc %d", rc);
+#endif
+    expect_after("data buffer over 4 GiB", &w, pcq_end_data(&w), PCQ_ERR_OVERFLOW);
+    /* A type 4 block over 4 GiB: _PERF_MULTI_INSTANCES.dwTotalSize does not
+     * fit, then dwSize neither; the first error is the one kept. */
+    pcq_writer_init(&w, NULL, 0);
+    block4(&w);
+    pcq_put_data_instance(&w, 1, dummy, 2);
+    pcq_put_value(&w, dummy, 0xFFFFFFF0u);
+    expect_after("type 4 block over 4 GiB", &w, pcq_end_block(&w), PCQ_ERR_OVERFLOW);
 
     memset(&e, 0, sizeof e);
     e.present = 1;
@@ -1465,6 +1756,7 @@ int main(void)
     test_reencode_errors();
     test_state();
     test_invalid_args();
+    test_fast_path_errors();
     test_overflow();
     test_limits();
     test_capacity_misc();
