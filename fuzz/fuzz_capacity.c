@@ -19,7 +19,7 @@
  * same status whatever the buffer. With byte 1 = 0xFF also: a value too big
  * for the 32-bit size fields is PCQ_ERR_OVERFLOW, never a wrapped size; with
  * 0xFE (and small compile-time caps): one block or instance past the caps is
- * PCQ_ERR_LIMIT.
+ * PCQ_ERR_LIMIT, also into a buffer (the writer's fast paths).
  */
 #include "fuzz_util.h"
 
@@ -219,6 +219,59 @@ static void check_huge(const uint8_t *data, size_t size)
  * what it writes can be read back. Only where the caps are small (the
  * coverage build lowers them); with the defaults it would take millions of
  * calls per input. */
+#if PCQ_MAX_COUNTERS <= 4096 && PCQ_MAX_INSTANCES <= 4096
+/* PCQ_MAX_INSTANCES instances into a buffer, where the writer's fast paths
+ * store them (a sizing pass never takes them): a type 6 block with no
+ * counters (an instance right after an instance; names of 8 bytes, one pass,
+ * or none, the checked path) and a type 4 block (pcq_put_data_instance_u64
+ * in one go, or an instance and then its value, whose record ends the unit).
+ * What they write decodes with that many instances; one more is
+ * PCQ_ERR_LIMIT. */
+static void check_limits_dst(void)
+{
+    static uint8_t dst[96 + PCQ_MAX_INSTANCES * 40];
+    static const uint8_t name[8] = {'a', 0, 'b', 0, 'c', 0, 'd', 0};
+    static const uint64_t one = 1;
+    pcq_writer w;
+    pcq_data h, d;
+    pcq_iter it;
+    pcq_block b;
+    uint32_t i;
+    size_t len;
+    int rc = PCQ_OK, mode, more;
+    memset(&h, 0, sizeof h);
+    for (mode = 0; mode < 4; mode++)
+        for (more = 0; more < 2; more++) {
+            int type4 = mode == 1 || mode == 2;
+            pcq_writer_init(&w, dst, sizeof dst);
+            pcq_begin_data(&w, &h);
+            pcq_begin_block(&w, type4 ? PCQ_PERF_MULTI_INSTANCES : PCQ_PERF_COUNTERSET, 0, NULL, 0);
+            for (i = 0, rc = PCQ_OK; i < PCQ_MAX_INSTANCES + (uint32_t)more && rc == PCQ_OK; i++) {
+                if (mode == 1) {
+                    rc = pcq_put_data_instance_u64(&w, i, name, 8, &one, NULL, 1);
+                    continue;
+                }
+                rc = pcq_put_data_instance(&w, i, mode == 3 ? NULL : name, mode == 3 ? 0 : 8);
+                if (rc == PCQ_OK && mode == 2) rc = pcq_put_value_u32(&w, i);
+            }
+            if (more) {
+                FZ_CHECK(rc == PCQ_ERR_LIMIT && i == PCQ_MAX_INSTANCES + 1u,
+                         "mode %d: instance %u past PCQ_MAX_INSTANCES: %s", mode, i, pcq_status_name(rc));
+                continue;
+            }
+            pcq_end_block(&w);
+            pcq_end_data(&w);
+            rc = pcq_writer_finish(&w, &len);
+            FZ_CHECK(rc == PCQ_OK, "mode %d: PCQ_MAX_INSTANCES instances: %s", mode, pcq_status_name(rc));
+            FZ_CHECK(pcq_decode_data(dst, len, NULL, &d, NULL) == PCQ_OK,
+                     "mode %d: the buffer does not decode", mode);
+            pcq_data_blocks(&d, &it);
+            FZ_CHECK(pcq_blocks_next(&it, &b) == 1 && b.num_instances == PCQ_MAX_INSTANCES,
+                     "mode %d: the block does not have PCQ_MAX_INSTANCES instances", mode);
+        }
+}
+#endif
+
 static void check_limits(const uint8_t *data, size_t size)
 {
 #if PCQ_MAX_COUNTERS <= 4096 && PCQ_MAX_INSTANCES <= 4096
@@ -249,6 +302,7 @@ static void check_limits(const uint8_t *data, size_t size)
     }
     rc = pcq_put_data_instance(&w, i, NULL, 0);
     FZ_CHECK(rc == PCQ_ERR_LIMIT, "instance %u past PCQ_MAX_INSTANCES: %s", i + 1, pcq_status_name(rc));
+    check_limits_dst();
 #else
     (void)data;
     (void)size;
