@@ -1437,6 +1437,7 @@ static void test_cook_long_list_one_side(void)
 {
     static const uint32_t four[4] = {0, 68, 69, 37};
     static const uint32_t two[2] = {69, 68};
+    uint32_t gaps[LONG_N];
     wbuf wi, wo, wn;
     pcq_counterset_info info;
     pcq_data od, nd;
@@ -1481,6 +1482,22 @@ static void test_cook_long_list_one_side(void)
     ROW(69, "x", 0, PCQ_CALC_OK, 10.0);
     ROW(68, "x", 0, PCQ_CALC_MISSING_RELATED, 0);
     ROW(0, "x", 0, PCQ_CALC_NOT_DISPLAYABLE, 0);
+
+    /* Both long; the older lacks 37 (among its ids) and 69 (past its
+     * largest): found by a search of its sorted list, or not. RAWCOUNT 37
+     * needs no older value: 74; the rate of 69 has none: NEED_SECOND_SAMPLE;
+     * the others as before. */
+    for (k = 0, n = 0; k < LONG_N; k++)
+        if (k != 37 && k != 69) gaps[n++] = k;
+    short_data(&wo, 1000000, 0, gaps, (uint32_t)n);
+    long_data(&wn, 1002000, 1, 0);
+    if (decode_data(&wo, &od) || decode_data(&wn, &nd)) return;
+    rc = pcq_calc_cook(&info, &od, &nd, NULL, 0, 0, rows, CAP(rows), &n, NULL);
+    TL_CHECK(rc == PCQ_OK && n == LONG_N, "long, older lacks two: %s, %zu rows", pcq_status_name(rc), n);
+    ROW(37, "x", 0, PCQ_CALC_OK, 74.0);
+    ROW(36, "x", 0, PCQ_CALC_OK, 72.0);
+    ROW(69, "x", 0, PCQ_CALC_NEED_SECOND_SAMPLE, 0);
+    ROW(68, "x", 0, PCQ_CALC_OK, 100.0);
 }
 
 /* A PERF_MULTI_COUNTERS block that lists no counters: no rows, no error. */
@@ -1870,6 +1887,495 @@ static void test_cook_base_zero(void)
         noted += base && (rows[i].notes & PCQ_CALC_NOTE_BASE_ZERO);
     }
     TL_CHECK(noted == 1, "the base's row is noted");
+
+    /* A base of 4: no note. */
+    patch32(&wn, wn.n - 8, 4);
+    if (decode_data(&wn, &nd)) return;
+    rc = pcq_calc_cook(&info, NULL, &nd, NULL, 0, 0, rows, CAP(rows), &n, NULL);
+    TL_CHECK(rc == PCQ_OK && n == 2 && rows[1].type == 0x40030401u && rows[1].notes == 0,
+             "base 4: %s, %zu rows, notes 0x%x", pcq_status_name(rc), n, n == 2 ? rows[1].notes : 0);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Cooking a column: every row is what pcq_calc_value gives for its samples */
+/* ------------------------------------------------------------------------ */
+
+/* Row i of a column as the samples pcq_calc_value takes. */
+static pcq_calc_sample col_sample(const pcq_calc_column *c, size_t i)
+{
+    pcq_calc_sample s;
+    memset(&s, 0, sizeof s);
+    s.value = c->value[i];
+    s.value_size = c->value_size;
+    s.time = c->time;
+    s.time_100ns = c->time_100ns;
+    s.freq = c->freq;
+    return s;
+}
+
+/* The column of `type` over values ov -> nv (a 100 ns interval of 1000)
+ * agrees row by row with pcq_calc_value: status, notes, the value bit for
+ * bit. */
+static void column_is_value(int line, uint32_t type, unsigned flags, const uint64_t *ov, const uint64_t *nv,
+                            size_t n, pcq_calc_cell *out)
+{
+    pcq_calc_column oc, nc;
+    pcq_calc_sample o, s;
+    size_t i;
+    memset(&oc, 0, sizeof oc);
+    oc.value = ov;
+    oc.value_size = 8;
+    oc.time = 50000;
+    oc.time_100ns = 1000;
+    oc.freq = 10000000;
+    nc = oc;
+    nc.value = nv;
+    nc.time = 60000;
+    nc.time_100ns = 2000;
+    if (!tl_check(pcq_calc_cook_column(type, 0, flags, &oc, &nc, n, out) == PCQ_OK, "line %d: column", line))
+        return;
+    for (i = 0; i < n; i++) {
+        double v = 0.0;
+        unsigned notes = 0;
+        int st;
+        o = col_sample(&oc, i);
+        s = col_sample(&nc, i);
+        st = pcq_calc_value(type, 0, &o, &s, flags, &v, &notes);
+        tl_check(out[i].status == st && out[i].notes == notes &&
+                     out[i].value == (st == PCQ_CALC_OK ? v : 0.0),
+                 "line %d: type 0x%08x flags 0x%x row %zu: column %s %.17g 0x%x, value %s %.17g 0x%x", line,
+                 (unsigned)type, flags, i, pcq_calc_status_name(out[i].status), out[i].value, out[i].notes,
+                 pcq_calc_status_name(st), v, notes);
+    }
+}
+
+static void test_cook_column(void)
+{
+    /* PERF_100NSEC_TIMER_INV: 100 (1 - dN / dT100), dT100 = 1000. Deltas of
+     * 0, 250, 1000 and 1500: 100 %, 75 %, 0 %, and -50 %, which is held to
+     * 0 (PCQ_CALC_NOTE_CAPPED), or with NOCAP100 a PCQ_CALC_NEGATIVE_VALUE. */
+    static const uint64_t ov[4] = {7000, 7000, 7000, 7000}, nv[4] = {7000, 7250, 8000, 8500};
+    static const uint64_t one[1] = {1};
+    pcq_calc_cell out[4];
+    pcq_calc_column c;
+
+    column_is_value(__LINE__, 0x21510500u, 0, ov, nv, 4, out);
+    TL_CHECK(out[0].value == 100.0 && out[1].value == 75.0 && out[2].status == PCQ_CALC_OK &&
+                 out[2].value == 0.0 && out[2].notes == 0,
+             "TIMER_INV: %g %g %g", out[0].value, out[1].value, out[2].value);
+    TL_CHECK(out[3].status == PCQ_CALC_OK && out[3].value == 0.0 && out[3].notes == PCQ_CALC_NOTE_CAPPED,
+             "TIMER_INV below 0: %s %g 0x%x", pcq_calc_status_name(out[3].status), out[3].value,
+             out[3].notes);
+    column_is_value(__LINE__, 0x21510500u, PCQ_CALC_NOCAP100, ov, nv, 4, out);
+    TL_CHECK(out[3].status == PCQ_CALC_NEGATIVE_VALUE && out[3].value == 0.0 && out[3].notes == 0,
+             "TIMER_INV below 0, NOCAP100: %s", pcq_calc_status_name(out[3].status));
+    /* PERF_COUNTER_TIMER_INV (the tick clock, dT = 10000): the same kernel. */
+    column_is_value(__LINE__, 0x21410500u, 0, ov, nv, 4, out);
+
+    /* Arguments: a NULL array that the n rows need; n = 0 needs none. */
+    memset(&c, 0, sizeof c);
+    c.value = one;
+    TL_CHECK(pcq_calc_cook_column(0x00010000u, 0, 0, NULL, NULL, 1, out) == PCQ_ERR_INVALID_ARG,
+             "column: no newer column");
+    TL_CHECK(pcq_calc_cook_column(0x00010000u, 0, 0, NULL, &c, 1, NULL) == PCQ_ERR_INVALID_ARG,
+             "column: no out");
+    TL_CHECK(pcq_calc_cook_column(0x00400400u, 0, 0, &c, &c, 1, out) == PCQ_OK && out[0].value == 0.0,
+             "column: one row, delta 0");
+    c.value = NULL;
+    TL_CHECK(pcq_calc_cook_column(0x00010000u, 0, 0, NULL, &c, 1, out) == PCQ_ERR_INVALID_ARG,
+             "column: no newer values");
+    TL_CHECK(pcq_calc_cook_column(0x00010000u, 0, 0, NULL, &c, 0, NULL) == PCQ_OK,
+             "column: no rows, no arrays");
+    {
+        pcq_calc_column nc = c;
+        nc.value = one;
+        TL_CHECK(pcq_calc_cook_column(0x00400400u, 0, 0, &c, &nc, 1, out) == PCQ_ERR_INVALID_ARG,
+                 "column: no older values");
+    }
+}
+
+/* ------------------------------------------------------------------------ */
+/* Cooking: two different instances whose 32-bit hashes collide             */
+/* ------------------------------------------------------------------------ */
+/* The join sorts the groups by a hash of their instance and sorts a run of
+ * one hash that holds two instances by the instances themselves (sort_groups,
+ * then heapsort by key_cmp). ("42y", 7) and ("dlI", 7) collide: found by a
+ * throwaway program running pcq_calc.c's instance_hash over every 3-unit
+ * name from a 64-character alphabet with InstanceId 7 (both hash to
+ * 0x1a7059d9). Names under 8 bytes hash the same on every host (no word
+ * loads). One short name cannot collide with itself under other InstanceIds:
+ * for a fixed name under 8 bytes the hash is a bijection of the InstanceId.
+ * ("dlJ", 7) hashes elsewhere (0x5d58e967): the same cook without the
+ * collision. */
+#define HC_A       "42y"
+#define HC_B       "dlI"
+#define HC_B_APART "dlJ"
+
+typedef struct hc_inst {
+    int tag; /* 1 A, 2 B, 3 ("x", 1), 4 ("y", 2) */
+    int occ; /* its occurrence among equal instances, in wire order */
+} hc_inst;
+
+static void hc_name(int tag, const char *b, const char **name, uint32_t *id)
+{
+    *name = tag == 1 ? HC_A : tag == 2 ? b : tag == 3 ? "x" : "y";
+    *id = tag <= 2 ? 7u : tag == 3 ? 1u : 2u;
+}
+
+/* Value of (tag, occ) for counter c: the newer's; the older's is that less
+ * hc_delta, so a row matched with another instance's older value is off. */
+static uint64_t hc_newer(int tag, int occ, uint32_t c)
+{
+    return 50000u + 1000u * (uint64_t)tag + 10u * (uint64_t)occ + 5000u * c;
+}
+static uint64_t hc_delta(int tag, int occ, uint32_t c)
+{
+    return 100u * (uint64_t)tag + (uint64_t)occ + 1u + 10u * c;
+}
+
+/* Block 0: type 6, counter 1, the instances `six`; block 1: type 4 (its
+ * identifier: counter 2), the instances `four`. */
+static void hc_data(wbuf *w, int newer, const char *b, const hc_inst *six, size_t n6, const hc_inst *four,
+                    size_t n4)
+{
+    static const uint32_t id1[1] = {1};
+    const char *name;
+    uint32_t id;
+    size_t blk, mi, k;
+    data_begin(w, newer ? 2000 : 1000, 0, 1000u);
+    blk = block_begin(w, 6);
+    multi_counters(w, id1, 1);
+    mi = multi_instances_begin(w);
+    for (k = 0; k < n6; k++) {
+        uint64_t v = hc_newer(six[k].tag, six[k].occ, 1);
+        hc_name(six[k].tag, b, &name, &id);
+        instance(w, id, name);
+        value64(w, newer ? v : v - hc_delta(six[k].tag, six[k].occ, 1));
+    }
+    multi_instances_end(w, mi, (uint32_t)n6);
+    block_end(w, blk);
+    blk = block_begin(w, 4);
+    mi = multi_instances_begin(w);
+    for (k = 0; k < n4; k++) {
+        uint64_t v = hc_newer(four[k].tag, four[k].occ, 2);
+        hc_name(four[k].tag, b, &name, &id);
+        instance(w, id, name);
+        value64(w, newer ? v : v - hc_delta(four[k].tag, four[k].occ, 2));
+    }
+    multi_instances_end(w, mi, (uint32_t)n4);
+    block_end(w, blk);
+    data_end(w, 2);
+}
+
+/* Cook k (0 or 1) keeps its buffers: the rows point into them. */
+static void hc_cook(int k, const char *b, pcq_calc_row *rows, size_t cap, size_t *n)
+{
+    /* Newer: A three times (the third has no older match), B, x, y; the
+     * older lists them in another order, so the samples are joined. */
+    static const hc_inst n6[6] = {{1, 0}, {2, 0}, {3, 0}, {1, 1}, {4, 0}, {1, 2}};
+    static const hc_inst o6[5] = {{4, 0}, {2, 0}, {1, 0}, {3, 0}, {1, 1}};
+    static const hc_inst n4[3] = {{1, 0}, {2, 0}, {3, 0}};
+    static const hc_inst o4[3] = {{2, 0}, {3, 0}, {1, 0}};
+    static wbuf wi, wo[2], wn[2];
+    pcq_counterset_info info;
+    pcq_data od, nd;
+    pcq_identifier ids[2];
+    size_t need = 0;
+    int rc;
+
+    *n = 0;
+    info_begin(&wi, 2, 2);
+    info_counter(&wi, 1, 0x00400400u, 0, 0, 0, 0, 0, 0, 0); /* PERF_COUNTER_DELTA */
+    info_counter(&wi, 2, 0x00400400u, 0, 0, 0, 0, 0, 0, 0);
+    hc_data(&wo[k], 0, b, o6, 5, o4, 3);
+    hc_data(&wn[k], 1, b, n6, 6, n4, 3);
+    if (decode_info(&wi, &info) || decode_data(&wo[k], &od) || decode_data(&wn[k], &nd)) return;
+    memset(ids, 0, sizeof ids);
+    ids[0].counter_id = 1; /* block 0 lists its counters */
+    ids[1].counter_id = 2;
+    ids[1].index = 1;
+    rc = pcq_calc_cook(&info, &od, &nd, ids, 2, 0, NULL, 0, &need, NULL);
+    if (!TL_CHECK(rc == PCQ_ERR_BUFFER_TOO_SMALL && need <= cap, "%s: sizing %s, %zu", b, pcq_status_name(rc),
+                  need))
+        return;
+    rc = pcq_calc_cook(&info, &od, &nd, ids, 2, 0, rows, need, n, NULL);
+    TL_CHECK(rc == PCQ_OK && *n == 9, "%s: %s, %zu rows", b, pcq_status_name(rc), *n);
+}
+
+static void test_cook_hash_collision(void)
+{
+    static const hc_inst want[9] = {{1, 0}, {2, 0}, {3, 0}, {1, 1}, {4, 0}, {1, 2}, {1, 0}, {2, 0}, {3, 0}};
+    static pcq_calc_row rows[200], apart[200];
+    size_t n = 0, na = 0, i, bad = 0, differ = 0;
+
+    hc_cook(0, HC_B, rows, CAP(rows), &n);
+    hc_cook(1, HC_B_APART, apart, CAP(apart), &na);
+    if (n != 9 || na != 9) return;
+    /* Rows in the newer's wire order; each the delta of its own instance and
+     * occurrence, the third A none (no older); name#n by (InstanceId,
+     * position) among equal names: A 0, 1, 2; the rest 0. */
+    for (i = 0; i < n; i++) {
+        const pcq_calc_row *r = &rows[i];
+        uint32_t c = i < 6 ? 1 : 2;
+        const char *name;
+        uint32_t id;
+        hc_name(want[i].tag, HC_B, &name, &id);
+        if (r->counter_id != c || r->instance_id != id || !named(r, name) ||
+            r->dup_index != (uint32_t)want[i].occ)
+            bad++;
+        else if (want[i].tag == 1 && want[i].occ == 2)
+            bad += r->status != PCQ_CALC_NEED_SECOND_SAMPLE;
+        else
+            bad += r->status != PCQ_CALC_OK || r->value != (double)hc_delta(want[i].tag, want[i].occ, c);
+        /* Without the collision: the same row, but for the name's bytes. */
+        differ += r->status != apart[i].status || r->value != apart[i].value || r->notes != apart[i].notes ||
+                  r->dup_index != apart[i].dup_index || r->counter_id != apart[i].counter_id ||
+                  r->instance_id != apart[i].instance_id || r->block_index != apart[i].block_index ||
+                  r->offset != apart[i].offset || r->instance.len != apart[i].instance.len;
+    }
+    TL_CHECK(bad == 0, "colliding instances: %zu rows wrong", bad);
+    TL_CHECK(differ == 0, "colliding instances: %zu rows differ from the cook without the collision", differ);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Cooking: groups that are not in lockstep at the first one (a type 2      */
+/* block against an instance; an instance of a type 6 block against one of  */
+/* a type 4 block; two single-counter blocks of other counters), so the     */
+/* samples are joined: each group meets its own older values, if any.       */
+/* ------------------------------------------------------------------------ */
+static void order_data(wbuf *w, int newer, int swapped)
+{
+    static const uint32_t id1[1] = {1};
+    size_t b, mi, k;
+    data_begin(w, newer ? 2000 : 1000, 0, 1000u);
+    for (k = 0; k < 2; k++)
+        if ((k == 0) != swapped) { /* block 2: counter 1, single instance */
+            b = block_begin(w, 2);
+            multi_counters(w, id1, 1);
+            value32(w, newer ? 500 : 400);
+            block_end(w, b);
+        } else {
+            b = block_begin(w, 6);
+            multi_counters(w, id1, 1);
+            mi = multi_instances_begin(w);
+            instance(w, 3, "x");
+            value32(w, newer ? 800 : 790);
+            multi_instances_end(w, mi, 1);
+            block_end(w, b);
+        }
+    data_end(w, 2);
+}
+
+/* n blocks of type 1, value v[k] in block k. */
+static void singles_data(wbuf *w, uint64_t t, const uint32_t *v, uint32_t n)
+{
+    uint32_t k;
+    size_t b;
+    data_begin(w, t, 0, 1000u);
+    for (k = 0; k < n; k++) {
+        b = block_begin(w, 1);
+        value32(w, v[k]);
+        block_end(w, b);
+    }
+    data_end(w, n);
+}
+
+/* A type 6 block, then a type 4 block (its identifier: counter 2); the
+ * older's type 6 block has no instance. */
+static void kinds_data(wbuf *w, int newer)
+{
+    static const uint32_t id1[1] = {1};
+    size_t b, mi;
+    data_begin(w, newer ? 2000 : 1000, 0, 1000u);
+    b = block_begin(w, 6);
+    multi_counters(w, id1, 1);
+    mi = multi_instances_begin(w);
+    if (newer) {
+        instance(w, 3, "x");
+        value32(w, 800);
+    }
+    multi_instances_end(w, mi, newer ? 1 : 0);
+    block_end(w, b);
+    b = block_begin(w, 4);
+    mi = multi_instances_begin(w);
+    instance(w, 4, "z");
+    value32(w, newer ? 70 : 63);
+    multi_instances_end(w, mi, 1);
+    block_end(w, b);
+    data_end(w, 2);
+}
+
+static void test_cook_not_lockstep(void)
+{
+    wbuf wi, wo, wn;
+    pcq_counterset_info info;
+    pcq_data od, nd;
+    pcq_calc_row rows[40];
+    pcq_identifier ids[2];
+    size_t n = 0;
+    int rc;
+
+    info_begin(&wi, 2, 2);
+    info_counter(&wi, 1, 0x00400400u, 0, 0, 0, 0, 0, 0, 0); /* PERF_COUNTER_DELTA */
+    info_counter(&wi, 2, 0x00400400u, 0, 0, 0, 0, 0, 0, 0);
+    if (decode_info(&wi, &info)) return;
+    order_data(&wo, 0, 1);
+    order_data(&wn, 1, 0);
+    if (decode_data(&wo, &od) || decode_data(&wn, &nd)) return;
+    rc = pcq_calc_cook(&info, &od, &nd, NULL, 0, 0, rows, CAP(rows), &n, NULL);
+    TL_CHECK(rc == PCQ_OK && n == 2, "blocks swapped: %s, %zu rows", pcq_status_name(rc), n);
+    ROW(1, NULL, 0, PCQ_CALC_OK, 100.0); /* 500 - 400 */
+    ROW(1, "x", 0, PCQ_CALC_OK, 10.0);   /* 800 - 790 */
+
+    memset(ids, 0, sizeof ids);
+    ids[0].counter_id = 1;
+    ids[1].counter_id = 2;
+    ids[1].index = 1;
+    kinds_data(&wo, 0);
+    kinds_data(&wn, 1);
+    if (decode_data(&wo, &od) || decode_data(&wn, &nd)) return;
+    rc = pcq_calc_cook(&info, &od, &nd, ids, 2, 0, rows, CAP(rows), &n, NULL);
+    TL_CHECK(rc == PCQ_OK && n == 2, "kinds: %s, %zu rows", pcq_status_name(rc), n);
+    ROW(1, "x", 0, PCQ_CALC_NEED_SECOND_SAMPLE, 0); /* not in the older sample */
+    ROW(2, "z", 0, PCQ_CALC_OK, 7.0);               /* 70 - 63 */
+
+    /* Single-counter blocks with no identifiers (block i: counter i + 1);
+     * the older's block 0 is an error block, so its first group is block 1's
+     * (counter 2) against the newer's block 0 (counter 1). */
+    {
+        static const uint32_t nv[2] = {110, 230};
+        size_t b;
+        singles_data(&wn, 2000, nv, 2);
+        data_begin(&wo, 1000, 0, 1000u);
+        b = block_begin(&wo, 0);
+        patch32(&wo, b, 232); /* ERROR_NO_DATA */
+        block_end(&wo, b);
+        b = block_begin(&wo, 1);
+        value32(&wo, 200);
+        block_end(&wo, b);
+        data_end(&wo, 2);
+    }
+    if (decode_data(&wo, &od) || decode_data(&wn, &nd)) return;
+    rc = pcq_calc_cook(&info, &od, &nd, NULL, 0, 0, rows, CAP(rows), &n, NULL);
+    TL_CHECK(rc == PCQ_OK && n == 2, "an error block first: %s, %zu rows", pcq_status_name(rc), n);
+    ROW(1, NULL, 0, PCQ_CALC_NEED_SECOND_SAMPLE, 0); /* the older's block 0 holds no value */
+    ROW(2, NULL, 0, PCQ_CALC_OK, 30.0);              /* 230 - 200 */
+}
+
+/* ------------------------------------------------------------------------ */
+/* Cooking: identifiers out of order. Block i's is the first whose Index is */
+/* i; an Index past the last block names none; the older sample has a block */
+/* more than the newer.                                                     */
+/* ------------------------------------------------------------------------ */
+static void test_cook_ids_out_of_order(void)
+{
+    static const uint32_t ov[3] = {100, 200, 300}, nv[2] = {110, 230};
+    static const struct {
+        uint32_t index, counter;
+    } id_list[5] = {{2, 3}, {1, 2}, {9, 3}, {0, 1}, {0, 3}};
+    wbuf wi, wo, wn;
+    pcq_counterset_info info;
+    pcq_data od, nd;
+    pcq_calc_row rows[80];
+    pcq_identifier ids[5];
+    size_t n = 0, k;
+    int rc;
+
+    info_begin(&wi, 3, 0);
+    for (k = 1; k <= 3; k++) info_counter(&wi, (uint32_t)k, 0x00400400u, 0, 0, 0, 0, 0, 0, 0);
+    singles_data(&wo, 1000, ov, 3);
+    singles_data(&wn, 2000, nv, 2);
+    if (decode_info(&wi, &info) || decode_data(&wo, &od) || decode_data(&wn, &nd)) return;
+    memset(ids, 0, sizeof ids);
+    for (k = 0; k < 5; k++) {
+        ids[k].index = id_list[k].index;
+        ids[k].counter_id = id_list[k].counter;
+    }
+    rc = pcq_calc_cook(&info, &od, &nd, ids, 5, 0, rows, CAP(rows), &n, NULL);
+    TL_CHECK(rc == PCQ_OK && n == 2, "ids out of order: %s, %zu rows", pcq_status_name(rc), n);
+    /* Block 0: counter 1 (the first identifier with Index 0, not the
+     * second), 110 - 100; block 1: counter 2, 230 - 200. */
+    ROW(1, NULL, 0, PCQ_CALC_OK, 10.0);
+    ROW(2, NULL, 0, PCQ_CALC_OK, 30.0);
+    TL_CHECK(n == 2 && rows[0].counter_id == 1 && rows[0].block_index == 0 && rows[1].block_index == 1,
+             "blocks in order");
+}
+
+/* name#n: two instances with one name and InstanceId among one more of that
+ * name with a smaller InstanceId: numbered by (InstanceId, position). */
+static void test_cook_equal_ids(void)
+{
+    static const uint32_t id1[1] = {1};
+    static const uint32_t inst_id[4] = {5, 5, 3, 5};
+    wbuf wi, wn;
+    pcq_counterset_info info;
+    pcq_data nd;
+    pcq_calc_row rows[40];
+    size_t n = 0, b, mi, k;
+    int rc;
+
+    info_begin(&wi, 1, 2);
+    info_counter(&wi, 1, 0x00010000u, 0, 0, 0, 0, 0, 0, 0); /* RAWCOUNT */
+    data_begin(&wn, 1000, 0, 1000u);
+    b = block_begin(&wn, 6);
+    multi_counters(&wn, id1, 1);
+    mi = multi_instances_begin(&wn);
+    for (k = 0; k < 4; k++) {
+        instance(&wn, inst_id[k], "svc");
+        value32(&wn, (uint32_t)k);
+    }
+    multi_instances_end(&wn, mi, 4);
+    block_end(&wn, b);
+    data_end(&wn, 1);
+    if (decode_info(&wi, &info) || decode_data(&wn, &nd)) return;
+    rc = pcq_calc_cook(&info, NULL, &nd, NULL, 0, 0, rows, CAP(rows), &n, NULL);
+    TL_CHECK(rc == PCQ_OK && n == 4, "equal ids: %s, %zu rows", pcq_status_name(rc), n);
+    /* svc 3 is svc#0, then the three svc 5 in wire order: #1, #2, #3. */
+    TL_CHECK(n == 4 && rows[0].dup_index == 1 && rows[1].dup_index == 2 && rows[2].dup_index == 0 &&
+                 rows[3].dup_index == 3,
+             "name#n: %u %u %u %u", rows[0].dup_index, rows[1].dup_index, rows[2].dup_index,
+             rows[3].dup_index);
+}
+
+/* name#n of many instances of one name (32 or more: sorted by InstanceId a
+ * byte at a time): each one's n counts those with a smaller InstanceId, and
+ * those with its own before it. The ids differ in bytes 0 and 2 and share
+ * bytes 1 and 3; each comes up three or four times. */
+#define ONE_NAME_N 100
+static void test_cook_one_name_many(void)
+{
+    static const uint32_t id1[1] = {1};
+    static wbuf wi, wn;
+    static pcq_calc_row rows[ONE_NAME_N + 40];
+    uint32_t ids[ONE_NAME_N];
+    pcq_counterset_info info;
+    pcq_data nd;
+    size_t n = 0, b, mi, k, j, bad = 0;
+    int rc;
+
+    info_begin(&wi, 1, 2);
+    info_counter(&wi, 1, 0x00010000u, 0, 0, 0, 0, 0, 0, 0); /* RAWCOUNT */
+    data_begin(&wn, 1000, 0, 1000u);
+    b = block_begin(&wn, 6);
+    multi_counters(&wn, id1, 1);
+    mi = multi_instances_begin(&wn);
+    for (k = 0; k < ONE_NAME_N; k++) {
+        ids[k] = (uint32_t)((k * 5 % 11) << 16 | k % 3);
+        instance(&wn, ids[k], "w");
+        value32(&wn, (uint32_t)k);
+    }
+    multi_instances_end(&wn, mi, ONE_NAME_N);
+    block_end(&wn, b);
+    data_end(&wn, 1);
+    if (decode_info(&wi, &info) || decode_data(&wn, &nd)) return;
+    rc = pcq_calc_cook(&info, NULL, &nd, NULL, 0, 0, rows, CAP(rows), &n, NULL);
+    if (!TL_CHECK(rc == PCQ_OK && n == ONE_NAME_N, "one name: %s, %zu rows", pcq_status_name(rc), n)) return;
+    for (k = 0; k < n; k++) {
+        uint32_t want = 0;
+        for (j = 0; j < ONE_NAME_N; j++) want += ids[j] < ids[k] || (ids[j] == ids[k] && j < k);
+        bad += rows[k].instance_id != ids[k] || rows[k].value != (double)k || rows[k].dup_index != want;
+    }
+    TL_CHECK(bad == 0, "one name, %u instances: %zu rows with the wrong name#n", ONE_NAME_N, bad);
 }
 
 int main(void)
@@ -1895,5 +2401,11 @@ int main(void)
     test_cook_counts_and_aggregate_order();
     test_cook_value_layouts();
     test_cook_base_zero();
+    test_cook_column();
+    test_cook_hash_collision();
+    test_cook_not_lockstep();
+    test_cook_ids_out_of_order();
+    test_cook_equal_ids();
+    test_cook_one_name_many();
     return tl_finish();
 }
