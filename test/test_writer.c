@@ -1384,9 +1384,9 @@ static void test_batch_errors(void)
     static const uint64_t v[3] = {1, 2, 3};
     static const uint8_t bad[2] = {4, 3}, good[2] = {8, 4};
     static const uint8_t nul_inside[6] = {0x61, 0, 0, 0, 0x62, 0};
-    uint8_t buf[512], name[16];
+    uint8_t buf[512], name[16], name8[16];
     pcq_writer w;
-    size_t n16 = u16("ab", name), len, at;
+    size_t n16 = u16("ab", name), n8 = u16("abcd", name8), len, at;
 
     pcq_writer_init(&w, buf, sizeof buf);
     begin_hdr(&w);
@@ -1429,6 +1429,14 @@ static void test_batch_errors(void)
     at = w.len;
     TL_CHECK(pcq_put_data_instance_u64(&w, 2, name, n16, v, bad, 2) == PCQ_ERR_INVALID_ARG && w.len == at,
              "a bad size on the direct path: INVALID_ARG, nothing appended");
+    /* The same with a name of 8 bytes or more (copied a word at a time). */
+    pcq_writer_init(&w, buf, sizeof buf);
+    begin_hdr(&w);
+    pcq_begin_block(&w, PCQ_PERF_COUNTERSET, 0, ids, 2);
+    pcq_put_data_instance_u64(&w, 1, name8, n8, v, NULL, 2);
+    at = w.len;
+    TL_CHECK(pcq_put_data_instance_u64(&w, 2, name8, n8, v, bad, 2) == PCQ_ERR_INVALID_ARG && w.len == at,
+             "a bad size on the direct path, a long name: INVALID_ARG, nothing appended");
     pcq_writer_init(&w, buf, sizeof buf);
     begin_hdr(&w);
     pcq_begin_block(&w, PCQ_PERF_COUNTERSET, 0, ids, 2);
