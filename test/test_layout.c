@@ -8,6 +8,7 @@
 #include "pcq_codec.h"
 #include "testlib.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 static int numeric(int type)
@@ -579,7 +580,7 @@ static void test_iterator_twins(void)
     pcq_block b1, b2, b4, b6;
     pcq_value v;
     pcq_data_instance x;
-    size_t first;
+    size_t first, k;
     int rc;
 
     if (!TL_CHECK(nc && no && pcq_decode_data(canon, nc, NULL, &dc, NULL) == PCQ_OK &&
@@ -588,6 +589,7 @@ static void test_iterator_twins(void)
         return;
     /* The point of the two: the canonical one takes the inline paths. */
     TL_CHECK((dc.flags & PCQ_DATA_CANONICAL_) && !(dn.flags & PCQ_DATA_CANONICAL_), "one canonical, one not");
+    TL_CHECK(pcq_decode_data(odd, no, NULL, NULL, NULL) == PCQ_OK, "not canonical, without an out-parameter");
     tw_walk("canonical", &dc);
     tw_walk("not canonical", &dn);
 
@@ -644,6 +646,133 @@ static void test_iterator_twins(void)
     TL_CHECK(pcq_block_columns_u64(&dn, &b6, out, 9, &count) == rc &&
                  pcq_block_column_u64(&dn, &b6, 2, out, 3, &count) == rc,
              "columns of the type 6 block: %s", pcq_status_name(rc));
+
+    /* That value back; then the last instance's Size grown by 16 (its name
+     * longer by 7 units over what was its first value, the NUL and padding
+     * after them): its values now run past the block's end, where the
+     * iterator stops: fewer values there than dwCounters says. */
+    put32(odd + first + 16 + 4, 16);
+    memset(&x, 0, sizeof x);
+    pcq_block_instances(&dn, &b6, &it);
+    pcq_instances_of_block_next(&it, &x);
+    pcq_instances_of_block_next(&it, &x);
+    first = x.values_end; /* the last instance */
+    put32(odd + first, ld32le(odd + first) + 16);
+    memset(odd + first + 26, 'x', 14);
+    memset(odd + first + 40, 0, 8);
+    pcq_block_instances(&dn, &b6, &it);
+    for (k = 0; (rc = pcq_instances_of_block_next(&it, &x)) == 1; k++)
+        ;
+    TL_CHECK(k == 2 && rc == PCQ_ERR_COUNT_MISMATCH && it.err.offset == b6.multi_at + 4,
+             "values past the block: %s at %zu after %zu instances", pcq_status_name(rc), it.err.offset, k);
+}
+
+/* pcq_decode_data first tries the canonical layout in one quick pass, which
+ * decides nothing when it fails: then the walk reports the error. Two
+ * buffers that pass its first checks and not the rest: a type 4 block whose
+ * _PERF_MULTI_INSTANCES claims more instances than PCQ_MAX_INSTANCES (and
+ * holds none), a type 2 block whose _PERF_MULTI_COUNTERS has the dwSize of
+ * its 4 ids, more than the block holds (another block follows). Then
+ * dwNumCounter above the cap, with no input for the blocks or with them. */
+static void test_not_canonical(void)
+{
+    uint8_t b[96];
+    pcq_data d;
+    pcq_error e;
+    int rc;
+    memset(b, 0, sizeof b);
+    put32(b, 72);
+    put32(b + 4, 1);
+    put32(b + 52, 4);  /* dwType */
+    put32(b + 56, 24); /* dwSize */
+    put32(b + 64, 8);  /* _PERF_MULTI_INSTANCES.dwTotalSize: itself */
+    put32(b + 68, PCQ_MAX_INSTANCES + 1u);
+    rc = pcq_decode_data(b, 72, NULL, &d, &e);
+    TL_CHECK(rc == PCQ_ERR_TRUNCATED && e.offset == 68, "instances past the cap: %s at %zu",
+             pcq_status_name(rc), e.offset);
+
+    memset(b, 0, sizeof b);
+    put32(b, 96);
+    put32(b + 4, 2);
+    put32(b + 52, 2);  /* dwType */
+    put32(b + 56, 32); /* dwSize */
+    put32(b + 64, 24); /* _PERF_MULTI_COUNTERS.dwSize: 8 + 4 x 4 */
+    put32(b + 68, 4);
+    put32(b + 88, 16); /* an error block */
+    rc = pcq_decode_data(b, sizeof b, NULL, &d, &e);
+    TL_CHECK(rc == PCQ_ERR_EXCEEDS_CONTAINER && e.offset == 64, "ids past their block: %s at %zu",
+             pcq_status_name(rc), e.offset);
+
+    /* A count above the cap in a container the input does not reach at all
+     * (a bare header claiming 4 GiB): TRUNCATED, not LIMIT (docs/validation.md,
+     * "Counts"). */
+    memset(b, 0, sizeof b);
+    put32(b, 0xFFFFFFF0u);
+    put32(b + 4, PCQ_MAX_COUNTERS + 1u);
+    rc = pcq_decode_data(b, 48, NULL, &d, &e);
+    TL_CHECK(rc == PCQ_ERR_TRUNCATED && e.offset == 4, "blocks past the cap, no input for them: %s at %zu",
+             pcq_status_name(rc), e.offset);
+
+#if PCQ_MAX_COUNTERS <= (1u << 20)
+    /* One canonical error block more than PCQ_MAX_COUNTERS (16 MiB): the
+     * quick pass reads them all and still says no; the walk: LIMIT. */
+    {
+        size_t nb = (size_t)PCQ_MAX_COUNTERS + 1, len = 48 + 16 * nb, i;
+        uint8_t *big = (uint8_t *)calloc(len, 1);
+        if (TL_CHECK(big != NULL, "%zu bytes", len)) {
+            put32(big, (uint32_t)len);
+            put32(big + 4, (uint32_t)nb);
+            for (i = 0; i < nb; i++) put32(big + 48 + 16 * i + 8, 16); /* dwSize 16, dwType 0 */
+            rc = pcq_decode_data(big, len, NULL, &d, &e);
+            TL_CHECK(rc == PCQ_ERR_LIMIT && e.offset == 4, "blocks past the cap: %s at %zu",
+                     pcq_status_name(rc), e.offset);
+            free(big);
+        }
+    }
+#endif
+}
+
+/* A data instance that does not start on an 8-byte boundary (the one
+ * before it has Size 20; a type 6 block with no counters, so no value comes
+ * between): PCQ_DIAG_UNALIGNED at it, which PCQ_STRICT makes an error. */
+static unsigned unaligned_seen;
+static void on_unaligned(void *ctx, const pcq_diag *d)
+{
+    (void)ctx;
+    if (d->code == PCQ_DIAG_UNALIGNED && d->offset == 100) unaligned_seen++;
+}
+
+static void test_unaligned_instance(void)
+{
+    uint8_t b[120];
+    pcq_opts o;
+    pcq_data d;
+    pcq_error e;
+    int rc;
+    memset(b, 0, sizeof b);
+    put32(b, 120);
+    put32(b + 4, 1);
+    put32(b + 52, 6);
+    put32(b + 56, 72);
+    put32(b + 64, 8);  /* _PERF_MULTI_COUNTERS: no counters */
+    put32(b + 72, 48); /* _PERF_MULTI_INSTANCES: 2 */
+    put32(b + 76, 2);
+    put32(b + 80, 20); /* "ab", Size 20 */
+    put32(b + 84, 1);
+    b[88] = 'a';
+    b[90] = 'b';
+    put32(b + 100, 16); /* "c" at 100 */
+    put32(b + 104, 2);
+    b[108] = 'c';
+    memset(&o, 0, sizeof o);
+    o.on_diag = on_unaligned;
+    rc = pcq_decode_data(b, sizeof b, &o, &d, &e);
+    TL_CHECK(rc == PCQ_OK && unaligned_seen == 1, "an unaligned instance: %s, diagnosed %u times",
+             pcq_status_name(rc), unaligned_seen);
+    o.flags = PCQ_STRICT;
+    rc = pcq_decode_data(b, sizeof b, &o, &d, &e);
+    TL_CHECK(rc == PCQ_ERR_NONCONFORMANT && e.offset == 100 && e.diag == PCQ_DIAG_UNALIGNED,
+             "an unaligned instance, strict: %s at %zu", pcq_status_name(rc), e.offset);
 }
 
 /* Decoders with no out-parameter, the batch accessor, small helpers. */
@@ -715,6 +844,8 @@ int main(void)
     test_strings_peek();
     test_item_is_element();
     test_iterator_twins();
+    test_not_canonical();
+    test_unaligned_instance();
     test_small_things();
     return tl_finish();
 }
