@@ -198,11 +198,14 @@ static void test_partial_item(void)
 
 /* The walk measures each entry's text whatever the order of the entries
  * (in order of their starts, with its own table or the caller's scratch, or
- * one entry at a time when neither holds them): every text.len is the
+ * PCQ_PAIR_CHECK_MAX entries at a time when neither holds them: no scratch,
+ * scratch one entry short, no options at all): every text.len is the
  * distance from its start to the first UTF-16 NUL of its parity. Texts of
  * both parities, entries pointing into them anywhere, in an order mixed by
- * `seed`, and orders that revisit an earlier text (regression: measuring
- * backwards from the last text measured took a NUL that was not there). */
+ * `seed`, every seventh entry absent, and orders that revisit an earlier
+ * text (regression: measuring backwards from the last text measured took a
+ * NUL that was not there). With `bad_last` the last entry starts past the
+ * block: the walk gives every entry before it, then its error. */
 static void count_diag(void *ctx, const pcq_diag *d)
 {
     (void)ctx;
@@ -216,10 +219,17 @@ static size_t first_nul16(const uint8_t *b, size_t at, size_t end)
     return end;
 }
 
-static void check_texts(uint32_t n, uint32_t seed, int order, int with_diags, int with_scratch)
+enum {
+    SCRATCH_NONE,
+    SCRATCH_ENOUGH,
+    SCRATCH_SHORT,
+    NO_OPTS
+};
+
+static void check_texts(uint32_t n, uint32_t seed, int order, int with_diags, int scratch_mode, int bad_last)
 {
     size_t hdr = 8 + 8 * (size_t)n, area = 64 + 24 * (size_t)n, size = (hdr + area + 7) & ~(size_t)7, i,
-           got = 0;
+           got = 0, want = 0;
     uint8_t *b = (uint8_t *)calloc(size, 1);
     uint32_t *scratch = (uint32_t *)malloc((size_t)n * PCQ_SCRATCH_PER_ENTRY);
     uint32_t x = seed * 2654435761u + 1u, off;
@@ -243,12 +253,16 @@ static void check_texts(uint32_t n, uint32_t seed, int order, int with_diags, in
         else
             off = (uint32_t)(hdr + (i % 2 ? (x >> 8) % 64 : area - 64 + (x >> 8) % 60)); /* two far texts */
         if (off < hdr) off = (uint32_t)hdr;
+        if (i % 7 == 3) off = 0xFFFFFFFFu; /* absent */
+        if (bad_last && i == n - 1) off = (uint32_t)size + 8;
+        want += off != 0xFFFFFFFFu && !(bad_last && i == n - 1);
         b[8 + 8 * i] = (uint8_t)i;
         b[9 + 8 * i] = (uint8_t)(i >> 8);
         b[10 + 8 * i] = (uint8_t)(i >> 16);
         b[12 + 8 * i] = (uint8_t)off;
         b[13 + 8 * i] = (uint8_t)(off >> 8);
         b[14 + 8 * i] = (uint8_t)(off >> 16);
+        b[15 + 8 * i] = (uint8_t)(off >> 24);
     }
     b[0] = (uint8_t)size;
     b[1] = (uint8_t)(size >> 8);
@@ -258,20 +272,27 @@ static void check_texts(uint32_t n, uint32_t seed, int order, int with_diags, in
     b[6] = (uint8_t)(n >> 16);
     memset(&o, 0, sizeof o);
     o.on_diag = with_diags ? count_diag : NULL;
-    o.scratch = with_scratch ? scratch : NULL;
-    o.scratch_size = with_scratch ? (size_t)n * PCQ_SCRATCH_PER_ENTRY : 0;
-    pcq_walk_begin(&w, PCQ_KIND_STRINGS, b, size, &o);
+    o.scratch = scratch_mode == SCRATCH_ENOUGH || scratch_mode == SCRATCH_SHORT ? scratch : NULL;
+    o.scratch_size = scratch_mode == SCRATCH_ENOUGH  ? (size_t)n * PCQ_SCRATCH_PER_ENTRY
+                     : scratch_mode == SCRATCH_SHORT ? (size_t)(n - 1) * PCQ_SCRATCH_PER_ENTRY
+                                                     : 0;
+    pcq_walk_begin(&w, PCQ_KIND_STRINGS, b, size, scratch_mode == NO_OPTS ? NULL : &o);
     while ((rc = pcq_walk_next(&w, &it)) == 1) {
         const pcq_string_entry *e = &it.u.entry;
         if (it.type != PCQ_S_STRING_COUNTER_HEADER || !e->present) continue;
         got++;
         TL_CHECK(e->text.len == first_nul16(b, e->text_offset, size) - e->text_offset,
                  "%u entries (order %d, diags %d, scratch %d): entry %u at 0x%zx measured %zu bytes, not %zu",
-                 n, order, with_diags, with_scratch, e->counter_id, e->text_offset, e->text.len,
+                 n, order, with_diags, scratch_mode, e->counter_id, e->text_offset, e->text.len,
                  first_nul16(b, e->text_offset, size) - e->text_offset);
     }
-    TL_CHECK(rc == 0 && got == n, "%u entries (order %d): the walk ends with %s after %zu entries", n, order,
-             pcq_status_name(rc), got);
+    if (bad_last)
+        TL_CHECK(rc < 0 && got == want && w.err.offset == 12 + 8 * ((size_t)n - 1),
+                 "%u entries, the last past the block: %s at 0x%zx after %zu entries", n, pcq_status_name(rc),
+                 w.err.offset, got);
+    else
+        TL_CHECK(rc == 0 && got == want, "%u entries (order %d): the walk ends with %s after %zu entries", n,
+                 order, pcq_status_name(rc), got);
     free(b);
     free(scratch);
 }
@@ -284,8 +305,177 @@ static void test_string_texts(void)
     for (k = 0; k < sizeof sizes / sizeof sizes[0]; k++)
         for (order = 0; order < 3; order++)
             for (diags = 0; diags < 2; diags++)
-                for (scratch = 0; scratch < 2; scratch++)
-                    for (seed = 1; seed <= 3; seed++) check_texts(sizes[k], seed, order, diags, scratch);
+                for (scratch = SCRATCH_NONE; scratch <= NO_OPTS; scratch++)
+                    for (seed = 1; seed <= 3; seed++) check_texts(sizes[k], seed, order, diags, scratch, 0);
+    /* The last entry of a batch starts past the block: the batch measures
+     * the others (it was made at the first of them) and leaves it to the
+     * walk's error. */
+    for (seed = 1; seed <= 3; seed++) check_texts(PCQ_PAIR_CHECK_MAX + 3, seed, 0, 0, SCRATCH_NONE, 1);
+}
+
+static void put32le(uint8_t *p, uint32_t v)
+{
+    p[0] = (uint8_t)v;
+    p[1] = (uint8_t)(v >> 8);
+    p[2] = (uint8_t)(v >> 16);
+    p[3] = (uint8_t)(v >> 24);
+}
+
+/* Two string blocks built by hand for the dwOffset convention (D4):
+ * - one entry whose offset reads well both ways: from the block (16, the
+ *   area's start) and from the area (32); both texts end at one NUL at
+ *   dwSize. The reading whose strings start at the area wins: Win32.
+ * - 257 entries (so that no count or size byte pair is zero at an odd
+ *   offset), all absent but the first, its text of U+0101 units: not one
+ *   UTF-16 NUL at an odd offset in the whole block. It decodes; with the
+ *   second entry at an odd offset, the walk stops there with NO_NUL. */
+static void test_string_conventions(void)
+{
+    static uint8_t b[2072];
+    pcq_strings s;
+    pcq_string_entry e;
+    pcq_error err;
+    size_t i;
+    int rc;
+
+    memset(b, 0, sizeof b);
+    put32le(b, 40);
+    put32le(b + 4, 1);
+    put32le(b + 8, 1);
+    put32le(b + 12, 16);
+    for (i = 16; i < 38; i += 2) b[i] = 'a'; /* 11 units, then the NUL at 38 */
+    rc = pcq_decode_strings(b, 40, NULL, &s, &err);
+    TL_CHECK(rc == PCQ_OK && s.convention == PCQ_STROFF_WIN32 && pcq_strings_get(&s, 0, &e) == PCQ_OK &&
+                 e.text_offset == 16 && e.text.len == 22,
+             "both readings hold: %s, convention %d", pcq_status_name(rc),
+             rc == PCQ_OK ? (int)s.convention : -1);
+    TL_CHECK(pcq_decode_strings(b, 40, NULL, NULL, NULL) == PCQ_OK, "the same without an out-parameter");
+
+    memset(b, 0, sizeof b);
+    put32le(b, sizeof b);
+    put32le(b + 4, 257);
+    for (i = 0; i < 257; i++) {
+        put32le(b + 8 + 8 * i, 0x01010101u);
+        put32le(b + 12 + 8 * i, i == 0 ? 2064u : 0xFFFFFFFFu); /* 2064: the area's end (8 + 257 x 8) */
+    }
+    memset(b + 2064, 1, 6); /* three U+0101, then the NUL */
+    rc = pcq_decode_strings(b, sizeof b, NULL, &s, &err);
+    TL_CHECK(rc == PCQ_OK && s.convention == PCQ_STROFF_WIN32 && pcq_strings_get(&s, 0, &e) == PCQ_OK &&
+                 e.text_offset == 2064 && e.text.len == 6,
+             "no NUL at an odd offset: %s at %zu", pcq_status_name(rc), err.offset);
+    put32le(b + 20, 2065u);
+    rc = pcq_decode_strings(b, sizeof b, NULL, &s, &err);
+    TL_CHECK(rc == PCQ_ERR_NO_NUL && err.offset == 2065, "a text at an odd offset: %s at %zu",
+             pcq_status_name(rc), err.offset);
+}
+
+/* Walks buf as data (flags: 0 or PCQ_BULK) to its end; the last item
+ * (the cut one after an error) into *last, the items into *n. */
+static int walk_data(const uint8_t *buf, size_t len, unsigned flags, pcq_walk *w, pcq_item *last, size_t *n)
+{
+    pcq_opts o;
+    pcq_item it;
+    int rc;
+    memset(&o, 0, sizeof o);
+    o.flags = flags;
+    *n = 0;
+    pcq_walk_begin(w, PCQ_KIND_DATA, buf, len, &o);
+    while ((rc = pcq_walk_next(w, &it)) == 1) {
+        *last = it;
+        ++*n;
+    }
+    if (rc < 0) *last = it;
+    return rc;
+}
+
+/* PCQ_BULK at its edges, each against the plain walk:
+ * - a type 2 block cut inside its ids: the ids are drained ahead, the
+ *   error comes as the plain walk gives it (code, offset, the cut item);
+ * - at the end the walk stays there;
+ * - a canonical value record at an offset that is not a multiple of 8 (the
+ *   block before it has a 12-byte record): not values_fast, read right;
+ * - an instance name of 40 bytes (its words between the first and the one
+ *   before the last checked for a NUL too): the same name. */
+static void test_bulk_edges(void)
+{
+    static uint8_t b[256];
+    pcq_walk w, wb;
+    pcq_item a, c;
+    pcq_iter vals;
+    uint64_t v[2];
+    size_t k, na, nc;
+    int ra, rc;
+
+    memset(b, 0, sizeof b); /* type 2: 4 ids, 4 values */
+    put32le(b, 152);
+    put32le(b + 4, 1);
+    put32le(b + 52, 2);
+    put32le(b + 56, 104);
+    put32le(b + 64, 24);
+    put32le(b + 68, 4);
+    for (k = 0; k < 4; k++) {
+        put32le(b + 72 + 4 * k, (uint32_t)k + 1);
+        put32le(b + 88 + 16 * k, 4);
+        put32le(b + 92 + 16 * k, 16);
+        put32le(b + 96 + 16 * k, (uint32_t)k * 10);
+    }
+    ra = walk_data(b, 82, 0, &w, &a, &na); /* cut in the third id */
+    rc = walk_data(b, 82, PCQ_BULK, &wb, &c, &nc);
+    TL_CHECK(ra == PCQ_ERR_TRUNCATED && rc == ra && w.err.offset == 80 && wb.err.offset == 80 &&
+                 a.type == PCQ_S_COUNTER_ID && c.type == a.type && c.offset == a.offset && c.partial &&
+                 a.partial,
+             "cut in the ids: %s at %zu, bulk %s at %zu", pcq_status_name(ra), w.err.offset,
+             pcq_status_name(rc), wb.err.offset);
+    rc = walk_data(b, 152, PCQ_BULK, &wb, &c, &nc);
+    TL_CHECK(rc == 0 && nc == 3 && c.type == PCQ_S_MULTI_COUNTERS && c.nvalues == 4 && c.values_fast,
+             "bulk: %s, %zu items, the last with %u values", pcq_status_name(rc), nc, c.nvalues);
+    TL_CHECK(pcq_walk_next(&wb, &c) == 0 && pcq_walk_next(&wb, &c) == 0, "bulk: the walk stays at its end");
+
+    memset(b, 0, sizeof b); /* type 1, a 4-byte value in a 12-byte record; type 1, a canonical record */
+    put32le(b, 108);
+    put32le(b + 4, 2);
+    put32le(b + 52, 1);
+    put32le(b + 56, 28);
+    put32le(b + 64, 4);
+    put32le(b + 68, 12);
+    put32le(b + 72, 7);
+    put32le(b + 80, 1);
+    put32le(b + 84, 32);
+    put32le(b + 92, 8);
+    put32le(b + 96, 16);
+    put32le(b + 100, 9);
+    rc = walk_data(b, 108, PCQ_BULK, &wb, &c, &nc);
+    if (TL_CHECK(rc == 0 && nc == 3 && c.type == PCQ_S_COUNTER_HEADER && c.offset == 76 && c.values == 92 &&
+                     c.nvalues == 1 && !c.values_fast,
+                 "an unaligned record: %s, values at %zu, fast %d", pcq_status_name(rc), c.values,
+                 c.values_fast)) {
+        pcq_item_values(&wb, &c, &vals);
+        TL_CHECK(pcq_values_read_u64(&vals, v, 2) == 1 && v[0] == 9, "its value read");
+    }
+
+    memset(b, 0, sizeof b); /* type 6, one counter, one instance of a 20-unit name */
+    put32le(b, 160);
+    put32le(b + 4, 1);
+    put32le(b + 52, 6);
+    put32le(b + 56, 112);
+    put32le(b + 64, 16);
+    put32le(b + 68, 1);
+    put32le(b + 72, 5);  /* the counter id, 4 bytes of padding */
+    put32le(b + 80, 80); /* _PERF_MULTI_INSTANCES */
+    put32le(b + 84, 1);
+    put32le(b + 88, 56); /* Size: 8 + 40 + 2, padded */
+    put32le(b + 92, 3);
+    for (k = 0; k < 20; k++) b[96 + 2 * k] = (uint8_t)('a' + k);
+    put32le(b + 144, 4);
+    put32le(b + 148, 16);
+    put32le(b + 152, 77);
+    ra = walk_data(b, 160, 0, &w, &a, &na);
+    rc = walk_data(b, 160, PCQ_BULK, &wb, &c, &nc);
+    TL_CHECK(ra == 0 && rc == 0 && a.type == PCQ_S_COUNTER_DATA && c.type == PCQ_S_DATA_INSTANCE &&
+                 c.u.data_instance.name.len == 40 && c.u.data_instance.name.ptr == b + 96 && c.values_fast &&
+                 c.nvalues == 1,
+             "a 40-byte name in bulk: %s %s, name %zu bytes", pcq_status_name(ra), pcq_status_name(rc),
+             c.u.data_instance.name.len);
 }
 
 int main(int argc, char **argv)
@@ -303,6 +493,8 @@ int main(int argc, char **argv)
     test_cut_reply(vectors);
     test_partial_item();
     test_string_texts();
+    test_string_conventions();
+    test_bulk_edges();
     printf("test_walk: %zu vectors, their prefixes and mutations\n", n);
     return tl_finish();
 }
