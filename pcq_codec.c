@@ -3881,11 +3881,11 @@ static void wr_multi_counters(pcq_writer *w, wr_id_fn id, const void *ctx, uint3
     int ok;
 
     /* n <= PCQ_MAX_COUNTERS: 4 MiB of ids by default; more only with the
-     * cap raised on a 32-bit size_t. */
+     * cap raised (to 2^30 or more the array passes a 32-bit dwSize). */
     ok = wr_mul(n, COUNTER_ID_SIZE, &size) && wr_add(size, MULTI_COUNTERS_SIZE, &size) &&
          wr_round8(size, &size);
     if (!ok || !wr_fits32(size)) {
-        /* LCOV_EXCL_START: reachable only where size_t is 32 bits */
+        /* LCOV_EXCL_START: reachable only with PCQ_MAX_COUNTERS >= 2^30, or a 32-bit size_t */
         wr_fail(w, PCQ_ERR_OVERFLOW);
         return;
     }                                                                                /* LCOV_EXCL_STOP */
