@@ -337,20 +337,21 @@ static int precheck(const pcq_calc_type *d, int32_t scale, const pcq_calc_sample
     return PCQ_CALC_OK;
 }
 
-/* pcq_calc_value for a type already looked up (d NULL: unknown type); the
- * cook looks each counter's type up once per block, not once per value. */
-static int calc_eval(const pcq_calc_type *d, int32_t scale, const pcq_calc_sample *older,
-                     const pcq_calc_sample *newer, unsigned flags, double *out, unsigned *notes)
+/* A status without a value: only the wrap note stays. */
+static CALC_INLINE void kstatus(pcq_calc_cell *out, int st, unsigned nb)
 {
-    unsigned nb = 0;
-    double v = 0.0;
-    int st = precheck(d, scale, older, newer, flags);
+    out->value = 0.0;
+    out->status = st;
+    out->notes = nb & PCQ_CALC_NOTE_WRAPPED;
+}
 
-    if (st == PCQ_CALC_OK) st = formula(d, older, newer, flags, &v, &nb);
-    /* Inputs are 64-bit integers and every divisor is 1 or more (or a
-     * frequency, itself an integer): |v| < 2^128, far inside a double. */
-    if (st == PCQ_CALC_OK && PCQ_NEVER(!isfinite(v))) st = PCQ_CALC_OUT_OF_RANGE;
-    if (st == PCQ_CALC_OK && d->unit == PCQ_CALC_UNIT_PERCENT && !(flags & PCQ_CALC_NOCAP100)) {
+/* What follows a formula that gave v, for pcq_calc_value and the column
+ * cook alike (one code, so the two agree bit for bit): the cap at 100 of a
+ * percentage, a negative value refused, then 10^scale, then x1000. */
+static CALC_INLINE void finish(const pcq_calc_type *d, int32_t scale, unsigned flags, double v, unsigned nb,
+                               pcq_calc_cell *out)
+{
+    if (d->unit == PCQ_CALC_UNIT_PERCENT && !(flags & PCQ_CALC_NOCAP100)) {
         if (v > 100.0) {
             v = 100.0;
             nb |= PCQ_CALC_NOTE_CAPPED;
@@ -360,20 +361,41 @@ static int calc_eval(const pcq_calc_type *d, int32_t scale, const pcq_calc_sampl
             nb |= PCQ_CALC_NOTE_CAPPED;
         }
     }
-    if (st == PCQ_CALC_OK && v < 0.0) st = PCQ_CALC_NEGATIVE_VALUE;
-    if (st == PCQ_CALC_OK) {
-        if (!(flags & PCQ_CALC_NOSCALE) && scale != 0)
-            v = apply_scale(v, scale); /* x 10^0 is x, bit for bit */
-        if (flags & PCQ_CALC_X1000) v *= 1000.0;
-        if (PCQ_NEVER(!isfinite(v))) /* < 2^128 x 10^10 x 1000: finite */
-            st = PCQ_CALC_OUT_OF_RANGE;
+    if (v < 0.0) {
+        kstatus(out, PCQ_CALC_NEGATIVE_VALUE, nb);
+        return;
     }
-    if (st == PCQ_CALC_OK) {
-        if (v == 0.0) v = 0.0; /* no "-0" in any output */
-        if (out != NULL) *out = v;
-    }
-    if (notes != NULL) *notes = st == PCQ_CALC_OK ? nb : (nb & PCQ_CALC_NOTE_WRAPPED);
-    return st;
+    if (!(flags & PCQ_CALC_NOSCALE) && scale != 0) v = apply_scale(v, scale); /* x 10^0 is x, bit for bit */
+    if (flags & PCQ_CALC_X1000) v *= 1000.0;
+    out->value = v == 0.0 ? 0.0 : v; /* no "-0" in any output */
+    out->status = PCQ_CALC_OK;
+    out->notes = nb;
+}
+
+/* pcq_calc_value for a type already looked up (d NULL: unknown type); the
+ * cook looks each counter's type up once per block, not once per value. */
+static int calc_eval(const pcq_calc_type *d, int32_t scale, const pcq_calc_sample *older,
+                     const pcq_calc_sample *newer, unsigned flags, double *out, unsigned *notes)
+{
+    unsigned nb = 0;
+    double v = 0.0;
+    int st = precheck(d, scale, older, newer, flags);
+
+    pcq_calc_cell c;
+
+    if (st == PCQ_CALC_OK) st = formula(d, older, newer, flags, &v, &nb);
+    /* Inputs are 64-bit integers and every divisor is 1 or more (or a
+     * frequency, itself an integer): |v| < 2^128, far inside a double. */
+    if (st == PCQ_CALC_OK && PCQ_NEVER(!isfinite(v))) st = PCQ_CALC_OUT_OF_RANGE;
+    if (st != PCQ_CALC_OK)
+        kstatus(&c, st, nb);
+    else
+        finish(d, scale, flags, v, nb, &c);
+    if (c.status == PCQ_CALC_OK && PCQ_NEVER(!isfinite(c.value))) /* < 2^128 x 10^10 x 1000: finite */
+        kstatus(&c, PCQ_CALC_OUT_OF_RANGE, c.notes);
+    if (c.status == PCQ_CALC_OK && out != NULL) *out = c.value;
+    if (notes != NULL) *notes = c.notes;
+    return c.status;
 }
 
 int pcq_calc_value(uint32_t type, int32_t scale, const pcq_calc_sample *older, const pcq_calc_sample *newer,
@@ -502,35 +524,10 @@ typedef struct kcol {
     double q;                      /* RATE: dT / F; TIMER, QUEUE on a clock: dD; AVG_TIMER: F */
 } kcol;
 
-static CALC_INLINE void kstatus(pcq_calc_cell *out, int st, unsigned nb)
-{
-    out->value = 0.0;
-    out->status = st;
-    out->notes = nb & PCQ_CALC_NOTE_WRAPPED;
-}
-
-/* The end of calc_eval for a row whose formula gave v: the same steps. */
+/* The end of calc_eval for a row whose formula gave v (finish()). */
 static CALC_INLINE void kfinish(const kcol *k, double v, unsigned nb, pcq_calc_cell *out)
 {
-    if (k->d->unit == PCQ_CALC_UNIT_PERCENT && !(k->flags & PCQ_CALC_NOCAP100)) {
-        if (v > 100.0) {
-            v = 100.0;
-            nb |= PCQ_CALC_NOTE_CAPPED;
-        }
-        if (v < 0.0) {
-            v = 0.0;
-            nb |= PCQ_CALC_NOTE_CAPPED;
-        }
-    }
-    if (v < 0.0) {
-        kstatus(out, PCQ_CALC_NEGATIVE_VALUE, nb);
-        return;
-    }
-    if (!(k->flags & PCQ_CALC_NOSCALE) && k->scale != 0) v = apply_scale(v, k->scale);
-    if (k->flags & PCQ_CALC_X1000) v *= 1000.0;
-    out->value = v == 0.0 ? 0.0 : v; /* no "-0" */
-    out->status = PCQ_CALC_OK;
-    out->notes = nb;
+    finish(k->d, k->scale, k->flags, v, nb, out);
 }
 
 /* Kernels: formula() a column at a time for the common ops, the dispatch

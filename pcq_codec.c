@@ -1781,7 +1781,9 @@ static PCQ_FORCE_INLINE size_t canonical_instances_nv(const uint8_t *b, size_t a
  * their own, its value check unrolled. */
 static size_t canonical_instances(const uint8_t *b, size_t at, size_t end, uint32_t n, uint32_t nv)
 {
-    if (n > PCQ_MAX_INSTANCES || nv > PCQ_MAX_COUNTERS) return 0;
+    /* an instance's values fit the container (so 16 nv wraps no size_t, even a
+     * 32-bit one with PCQ_MAX_COUNTERS raised) */
+    if (n > PCQ_MAX_INSTANCES || nv > PCQ_MAX_COUNTERS || (n > 0 && nv > (end - at) / 16)) return 0;
     return nv == 1 ? canonical_instances_nv(b, at, end, n, 1) : canonical_instances_nv(b, at, end, n, nv);
 }
 
@@ -1823,7 +1825,7 @@ static int canonical_block(const uint8_t *b, size_t at, size_t size, uint32_t ty
         if (!(mcs = canonical_multi_counters(b, body, end, &n))) return 0;
         body += mcs;
         if (type == PCQ_PERF_COUNTERSET) return canonical_multi_instances(b, body, end, n);
-        return end - body == 16 * (size_t)n && !bad_values(b, body, n);
+        return n <= (end - body) / 16 && end - body == 16 * (size_t)n && !bad_values(b, body, n);
     default: return 0;
     }
 }
@@ -2202,10 +2204,11 @@ static int bulk_instance(rd *r, frame *f, pcq_item *it)
 {
     const uint8_t *b = r->b;
     pcq_data_instance *d = &it->u.data_instance;
-    size_t at = f->pos, room = (f->end < r->len ? f->end : r->len) - at, vb = 16 * (size_t)f->nvalues;
+    size_t at = f->pos, room = (f->end < r->len ? f->end : r->len) - at, vb;
     size_t size, last, p;
     uint64_t nul = 0;
-    if ((at & 7) || room < 16) return 0;
+    if ((at & 7) || room < 16 || f->nvalues > room / 16) return 0;
+    vb = 16 * (size_t)f->nvalues;
     size = ld32(b + at + INSTANCE_HEADER_Size);
     if (size < 16 || (size & 7) || size > room || vb > room - size) return 0;
     last = at + size - 8;

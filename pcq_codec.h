@@ -975,20 +975,25 @@ PCQ_INLINE_ int pcq_values_next_fast_(pcq_iter *it, pcq_value *out)
     }
 }
 
+/* A values iterator over n canonical values from pos, stepped without checks. */
+PCQ_INLINE_ void pcq_values_fast_init_(const pcq_data *d, size_t pos, uint32_t n, pcq_iter *it)
+{
+    it->buf = d->buf;
+    it->len = d->buf_len;
+    it->f.pos = pos;
+    it->f.left = n;
+    it->f.index = 0;
+    it->fast = 1;
+    it->err.code = 0;
+    it->err.offset = 0;
+    it->err.what = 0;
+    it->err.diag = 0;
+}
+
 PCQ_INLINE_ void pcq_instance_values_fast_(const pcq_data *d, const pcq_data_instance *inst, pcq_iter *it)
 {
     if (d->flags & PCQ_DATA_CANONICAL_) {
-        it->buf = d->buf;
-        it->len = d->buf_len;
-        it->f.pos = inst->values;
-        it->f.left = inst->num_values;
-        it->f.index = 0;
-        it->fast = 1;
-        it->err.code = 0;
-        it->err.offset = 0;
-        it->err.what = 0;
-        it->err.diag = 0;
-        return;
+        pcq_values_fast_init_(d, inst->values, inst->num_values, it);
     } else {
         pcq_iter t;
         pcq_instance_values(d, inst, &t);
@@ -999,16 +1004,11 @@ PCQ_INLINE_ void pcq_instance_values_fast_(const pcq_data *d, const pcq_data_ins
 PCQ_INLINE_ void pcq_block_values_fast_(const pcq_data *d, const pcq_block *b, pcq_iter *it)
 {
     if (d->flags & PCQ_DATA_CANONICAL_) {
-        it->buf = d->buf;
-        it->len = d->buf_len;
-        it->f.pos = b->type == 1 ? b->offset + 16 : b->body;
-        it->f.left = b->type == 1 ? 1 : b->type == 2 ? b->num_counters : 0;
-        it->f.index = 0;
-        it->fast = 1;
-        it->err.code = 0;
-        it->err.offset = 0;
-        it->err.what = 0;
-        it->err.diag = 0;
+        pcq_values_fast_init_(d, b->type == 1 ? b->offset + 16 : b->body,
+                              b->type == 1   ? 1u
+                              : b->type == 2 ? b->num_counters
+                                             : 0u,
+                              it);
     } else {
         pcq_iter t;
         pcq_block_values(d, b, &t);
