@@ -53,8 +53,10 @@
 #endif
 #if defined(__GNUC__)
 #define PCQ_FORCE_INLINE PCQ_INLINE __attribute__((always_inline))
+#define PCQ_NOINLINE     __attribute__((noinline)) /* a slow path kept out of its caller's frame */
 #else
 #define PCQ_FORCE_INLINE PCQ_INLINE
+#define PCQ_NOINLINE
 #endif
 
 unsigned pcq_version(void)
@@ -221,22 +223,24 @@ static PCQ_INLINE uint64_t bad_name_end(uint64_t w)
 }
 
 /* Non-zero unless w, the first 8 bytes of a _PERF_COUNTER_DATA, say dwSize
- * 16 and dwDataSize 4 or 8: x - 4 & ~4 is 0 for x 4 and 8 only. */
+ * 16 and dwDataSize 4 or 8: w - (VALUE_16 + 4) is then 0 or 4, and nothing
+ * else is (subtracting a constant is one-to-one), so & ~4 is 0 for those two
+ * words alone. */
 static PCQ_INLINE uint64_t bad_value(uint64_t w)
 {
-    return ((w ^ VALUE_16) - 4) & ~(uint64_t)4;
+    return (w - (VALUE_16 + 4)) & ~(uint64_t)4;
 }
 
-/* The same for n values from at, four at a time (one load, xor, subtract
- * and or a value; the mask once at the end). */
-static PCQ_INLINE uint64_t bad_values(const uint8_t *b, size_t at, size_t n)
+/* The same for n values from at, four at a time (one load, subtract and or
+ * a value; the mask once at the end). */
+static PCQ_FORCE_INLINE uint64_t bad_values(const uint8_t *b, size_t at, size_t n)
 {
     const uint8_t *p = b + at, *end4 = p + 16 * (n & ~(size_t)3), *end = p + 16 * n;
     uint64_t bad = 0;
     for (; p != end4; p += 64)
-        bad |= ((ld64(p) ^ VALUE_16) - 4) | ((ld64(p + 16) ^ VALUE_16) - 4) |
-               ((ld64(p + 32) ^ VALUE_16) - 4) | ((ld64(p + 48) ^ VALUE_16) - 4);
-    for (; p != end; p += 16) bad |= (ld64(p) ^ VALUE_16) - 4;
+        bad |= (ld64(p) - (VALUE_16 + 4)) | (ld64(p + 16) - (VALUE_16 + 4)) |
+               (ld64(p + 32) - (VALUE_16 + 4)) | (ld64(p + 48) - (VALUE_16 + 4));
+    for (; p != end; p += 16) bad |= ld64(p) - (VALUE_16 + 4);
     return bad & ~(uint64_t)4;
 }
 
@@ -1753,14 +1757,14 @@ static PCQ_FORCE_INLINE size_t canonical_instances_nv(const uint8_t *b, size_t a
                                                       uint32_t nv)
 {
     size_t k = INSTANCE_HEADER_SIZE + 8 + 16 * (size_t)nv; /* the least an instance takes */
-    size_t rem, t, last, p;
-    uint64_t bad = 0, nul = 0; /* nul: has_nul16 of every name word but the last, unmasked */
+    size_t rem, t, last, p, sizes = 0;
+    uint64_t bad = 0, nul = 0; /* nul: (w - 0x0001..) & ~w of every name word but the last, unmasked */
     uint32_t i;
     for (i = 0; i < n; i++) {
         if ((rem = end - at) < k) return 0;
         t = (size_t)ld32(b + at + INSTANCE_HEADER_Size) - 16; /* Size below 16 wraps and fails */
         if (t > rem - k) return 0;
-        bad |= t & 7;
+        sizes |= t;                           /* its low 3 bits: Size is a multiple of 8 */
         last = at + INSTANCE_HEADER_SIZE + t; /* the name's last 8 bytes */
         if (t >= 8) { /* words before the last: the first and the one before the last, then any between */
             uint64_t w1 = ld64(b + at + INSTANCE_HEADER_InstanceName), w2 = ld64(b + last - 8);
@@ -1774,7 +1778,7 @@ static PCQ_FORCE_INLINE size_t canonical_instances_nv(const uint8_t *b, size_t a
                (nv == 1 ? bad_value(ld64(b + last + 8)) : bad_values(b, last + 8, nv));
         at = last + 8 + 16 * (size_t)nv;
     }
-    return bad || (nul & LANES_HI) ? 0 : at;
+    return bad || (sizes & 7) || (nul & LANES_HI) ? 0 : at;
 }
 
 /* The same; a type 4 block's instances (one value each) have a loop of
@@ -2943,10 +2947,21 @@ void pcq_data_blocks(const pcq_data *d, pcq_iter *it)
 
 /* A block of a canonical buffer, read without checks: what parse_block and
  * block_body fill. */
-static void fast_block(const uint8_t *b, size_t at, pcq_block *out)
+static PCQ_INLINE void fast_block(const uint8_t *b, size_t at, pcq_block *out)
 {
     size_t body = at + COUNTER_HEADER_SIZE;
-    memset(out, 0, sizeof *out);
+    /* every field set once, as a memset would leave the ones a type has not
+     * (a memset of the whole struct cost as much as the rest of the step) */
+    out->value.data_size = out->value.size = 0;
+    out->value.data.ptr = NULL;
+    out->value.data.len = 0;
+    out->value.u64 = 0;
+    out->value.is_int = 0;
+    out->value.offset = 0;
+    out->multi_size = out->num_counters = out->instances_size = out->num_instances = 0;
+    out->counter_ids.ptr = NULL;
+    out->counter_ids.len = 0;
+    out->multi_at = out->instances_at = 0;
     out->offset = at;
     out->status = ld32(b + at + COUNTER_HEADER_dwStatus);
     out->type = ld32(b + at + COUNTER_HEADER_dwType);
@@ -3012,15 +3027,20 @@ static int block_body(rd *r, pcq_block *b)
     return PCQ_OK;
 }
 
+static int blocks_next_checked(pcq_iter *it, pcq_block *out);
+
 int pcq_blocks_next(pcq_iter *it, pcq_block *out)
+{
+    if (!it->fast) return blocks_next_checked(it, out); /* kept apart: the fast step needs no stack frame */
+    if (!it->f.left) return 0;
+    fast_block(it->buf, it->f.pos, out);
+    return item_done(&it->f, it->f.pos + out->size);
+}
+
+static PCQ_NOINLINE int blocks_next_checked(pcq_iter *it, pcq_block *out)
 {
     rd r;
     int rc;
-    if (it->fast) {
-        if (!it->f.left) return 0;
-        fast_block(it->buf, it->f.pos, out);
-        return item_done(&it->f, it->f.pos + out->size);
-    }
     r = iter_rd(it);
     rc = iter_more(it, &r);
     if (rc <= 0) return rc;
@@ -3142,6 +3162,27 @@ size_t pcq_values_read_u64(pcq_iter *it, uint64_t *out, size_t cap)
     return n;
 }
 
+/* The values of ninst canonical instances from `at` (each: Size bytes of
+ * header and name, then nc records of 16 bytes), counter by counter: the
+ * fast path of pcq_block_columns_u64, with nothing to check (the buffer
+ * was found canonical) and no per-instance struct to fill. */
+static PCQ_FORCE_INLINE void columns_fast(const uint8_t *b, size_t at, size_t ninst, size_t nc, uint64_t *out)
+{
+    size_t i, j;
+    for (i = 0; i < ninst; i++) {
+        uint64_t *o = out + i;
+        at += ld32(b + at + INSTANCE_HEADER_Size);
+        for (j = 0; j + 4 <= nc;
+             j += 4, at += 64, o += 4 * ninst) { /* four a turn: a quarter of the loop's cost */
+            o[0] = fast_value(b + at);
+            o[ninst] = fast_value(b + at + 16);
+            o[2 * ninst] = fast_value(b + at + 32);
+            o[3 * ninst] = fast_value(b + at + 48);
+        }
+        for (; j < nc; j++, at += 16, o += ninst) *o = fast_value(b + at);
+    }
+}
+
 int pcq_block_columns_u64(const pcq_data *d, const pcq_block *b, uint64_t *out, size_t cap, size_t *count)
 {
     pcq_iter it, vals;
@@ -3167,15 +3208,18 @@ int pcq_block_columns_u64(const pcq_data *d, const pcq_block *b, uint64_t *out, 
         *count = nc;
         return PCQ_OK;
     }
+    if (d->flags & PCQ_DATA_CANONICAL_) { /* canonical: Size to the values, then 16 bytes a value */
+        if (nc == 1)
+            columns_fast(d->buf, b->body, ninst, 1, out);
+        else
+            columns_fast(d->buf, b->body, ninst, nc, out);
+        *count = ninst * nc;
+        return PCQ_OK;
+    }
     pcq_block_instances(d, b, &it);
     while ((rc = pcq_instances_of_block_next(&it, &in)) == 1) {
-        if (it.fast) { /* canonical: 16 bytes a value */
-            const uint8_t *p = d->buf + in.values;
-            for (j = 0; j < nc; j++, p += 16) out[j * ninst + i] = fast_value(p);
-        } else {
-            pcq_instance_values(d, &in, &vals);
-            for (j = 0; j < nc && pcq_values_next(&vals, &v) == 1; j++) out[j * ninst + i] = v.u64;
-        }
+        pcq_instance_values(d, &in, &vals);
+        for (j = 0; j < nc && pcq_values_next(&vals, &v) == 1; j++) out[j * ninst + i] = v.u64;
         i++;
     }
     if (rc < 0) return rc;
@@ -3201,12 +3245,18 @@ int pcq_block_column_u64(const pcq_data *d, const pcq_block *b, uint32_t j, uint
         *count = b->num_instances;
         return PCQ_ERR_BUFFER_TOO_SMALL;
     }
+    if (d->flags & PCQ_DATA_CANONICAL_) { /* as in columns_fast */
+        size_t at = b->body, step = 16 * (size_t)(b->type == PCQ_PERF_COUNTERSET ? b->num_counters : 1);
+        for (; n < b->num_instances; n++) {
+            at += ld32(d->buf + at + INSTANCE_HEADER_Size);
+            out[n] = fast_value(d->buf + at + 16 * (size_t)j);
+            at += step;
+        }
+        *count = n;
+        return PCQ_OK;
+    }
     pcq_block_instances(d, b, &insts);
     while ((rc = pcq_instances_of_block_next(&insts, &in)) == 1) {
-        if (insts.fast) {
-            out[n++] = fast_value(d->buf + in.values + 16 * (size_t)j);
-            continue;
-        }
         pcq_instance_values(d, &in, &vals);
         for (k = 0; k <= j; k++) pcq_values_next(&vals, &v); /* the instance's step checked them */
         out[n++] = v.u64;

@@ -994,9 +994,10 @@ PCQ_INLINE_ void pcq_instance_values_fast_(const pcq_data *d, const pcq_data_ins
 {
     if (d->flags & PCQ_DATA_CANONICAL_) {
         pcq_values_fast_init_(d, inst->values, inst->num_values, it);
-    } else {
+    } else { /* on copies, so that *inst and *it stay in registers on the fast path */
+        pcq_data_instance c = *inst;
         pcq_iter t;
-        pcq_instance_values(d, inst, &t);
+        pcq_instance_values(d, &c, &t);
         *it = t;
     }
 }
@@ -1075,12 +1076,15 @@ PCQ_INLINE_ size_t pcq_values_read_u64_fast_(pcq_iter *it, uint64_t *out, size_t
     if (it && out && it->fast) {
         const uint8_t *p = it->buf + it->f.pos;
         size_t n = cap < it->f.left ? cap : it->f.left, i;
-        for (i = 0; i + 2 <= n; i += 2, p += 32) { /* two a turn: half the loop's own instructions */
-            uint64_t v0 = pcq_ld64_(p + 8), v1 = pcq_ld64_(p + 24);
+        for (i = 0; i + 4 <= n; i += 4, p += 64) { /* four a turn: a quarter of the loop's own instructions */
+            uint64_t v0 = pcq_ld64_(p + 8), v1 = pcq_ld64_(p + 24), v2 = pcq_ld64_(p + 40),
+                     v3 = pcq_ld64_(p + 56);
             out[i] = pcq_ld32_(p) == 4 ? (uint32_t)v0 : v0;
             out[i + 1] = pcq_ld32_(p + 16) == 4 ? (uint32_t)v1 : v1;
+            out[i + 2] = pcq_ld32_(p + 32) == 4 ? (uint32_t)v2 : v2;
+            out[i + 3] = pcq_ld32_(p + 48) == 4 ? (uint32_t)v3 : v3;
         }
-        if (i < n) {
+        for (; i < n; i++, p += 16) {
             uint64_t v = pcq_ld64_(p + 8);
             out[i] = pcq_ld32_(p) == 4 ? (uint32_t)v : v;
         }
@@ -1088,8 +1092,13 @@ PCQ_INLINE_ size_t pcq_values_read_u64_fast_(pcq_iter *it, uint64_t *out, size_t
         it->f.left -= (uint32_t)n;
         it->f.index += (uint32_t)n;
         return n;
+    } else if (it) { /* on a copy, as in pcq_values_next_fast_ */
+        pcq_iter t = *it;
+        size_t n = pcq_values_read_u64(&t, out, cap);
+        *it = t;
+        return n;
     }
-    return pcq_values_read_u64(it, out, cap);
+    return pcq_values_read_u64(it, out, cap); /* 0 */
 }
 
 #define pcq_values_next(it, out)             pcq_values_next_fast_((it), (out))

@@ -115,7 +115,7 @@ static void walk_data(const uint8_t *buf, size_t len, walk_result *r)
     pcq_block b;
     pcq_data_instance in;
     pcq_value v;
-    uint64_t sum = 0, ninst = 0, nval = 0;
+    uint64_t sum = 0, ninst = 0, nval = 0, names = 0;
     int rc;
 
     r->rc = pcq_decode_data(buf, len, NULL, &d, NULL);
@@ -126,6 +126,7 @@ static void walk_data(const uint8_t *buf, size_t len, walk_result *r)
             pcq_block_instances(&d, &b, &ii);
             while ((rc = pcq_instances_of_block_next(&ii, &in)) == 1) {
                 ninst++;
+                names += in.name.len;
                 pcq_instance_values(&d, &in, &vi);
                 while ((rc = pcq_values_next(&vi, &v)) == 1) {
                     sum += v.u64;
@@ -137,6 +138,7 @@ static void walk_data(const uint8_t *buf, size_t len, walk_result *r)
             pcq_block_instances(&d, &b, &ii);
             while ((rc = pcq_instances_of_block_next(&ii, &in)) == 1) {
                 ninst++;
+                names += in.name.len;
                 sum += in.value.u64;
                 nval++;
             }
@@ -154,17 +156,21 @@ static void walk_data(const uint8_t *buf, size_t len, walk_result *r)
     r->sum = sum;
     r->instances = ninst;
     r->values = nval;
+    bench_sink += names; /* the walk looks at every instance's name */
 }
 
-/* The same through the batch reader: an instance's (or a block's) values
- * in one call. */
-static void batch_data(const uint8_t *buf, size_t len, walk_result *r)
+/* The same through the batch readers: a type 2 or 6 block's values in one
+ * call (pcq_block_columns_u64 into `cols`, room for cap values: enough for
+ * the largest block), the instances still walked for their names; a type 1
+ * block's value through pcq_values_read_u64; a type 4 instance's one value
+ * comes with it, as in the walk. */
+static void batch_data(const uint8_t *buf, size_t len, uint64_t *cols, size_t cap, walk_result *r)
 {
     pcq_data d;
     pcq_iter bi, ii, vi;
     pcq_block b;
     pcq_data_instance in;
-    uint64_t v[64], sum = 0, ninst = 0, nval = 0;
+    uint64_t v[64], sum = 0, ninst = 0, nval = 0, names = 0;
     size_t n, k;
     int rc;
 
@@ -172,17 +178,29 @@ static void batch_data(const uint8_t *buf, size_t len, walk_result *r)
     if (r->rc != PCQ_OK) return;
     pcq_data_blocks(&d, &bi);
     while ((rc = pcq_blocks_next(&bi, &b)) == 1) {
-        if (b.type == PCQ_PERF_COUNTERSET || b.type == PCQ_PERF_MULTI_INSTANCES) {
+        if (b.type == PCQ_PERF_MULTI_INSTANCES) { /* one value an instance: it comes with the instance */
             pcq_block_instances(&d, &b, &ii);
             while ((rc = pcq_instances_of_block_next(&ii, &in)) == 1) {
                 ninst++;
-                pcq_instance_values(&d, &in, &vi);
-                while ((n = pcq_values_read_u64(&vi, v, 64)) > 0) {
-                    for (k = 0; k < n; k++) sum += v[k];
-                    nval += n;
-                }
+                names += in.name.len;
+                sum += in.value.u64;
+                nval++;
             }
-        } else if (b.type == PCQ_PERF_MULTI_COUNTERS || b.type == PCQ_PERF_SINGLE_COUNTER) {
+        } else if (b.type == PCQ_PERF_COUNTERSET) {
+            pcq_block_instances(&d, &b, &ii);
+            while ((rc = pcq_instances_of_block_next(&ii, &in)) == 1) {
+                ninst++;
+                names += in.name.len;
+            }
+            if (rc < 0 || (rc = pcq_block_columns_u64(&d, &b, cols, cap, &n)) != PCQ_OK) break;
+            for (k = 0; k < n; k++) sum += cols[k];
+            nval += n;
+        } else if (b.type == PCQ_PERF_MULTI_COUNTERS) {
+            ninst++;
+            if ((rc = pcq_block_columns_u64(&d, &b, cols, cap, &n)) != PCQ_OK) break;
+            for (k = 0; k < n; k++) sum += cols[k];
+            nval += n;
+        } else if (b.type == PCQ_PERF_SINGLE_COUNTER) {
             ninst++;
             pcq_block_values(&d, &b, &vi);
             while ((n = pcq_values_read_u64(&vi, v, 64)) > 0) {
@@ -196,6 +214,7 @@ static void batch_data(const uint8_t *buf, size_t len, walk_result *r)
     r->sum = sum;
     r->instances = ninst;
     r->values = nval;
+    bench_sink += names;
 }
 
 /* One pass that validates as it goes (PCQ_BULK): every structure, and each
@@ -371,6 +390,8 @@ typedef struct case_ctx {
     bench_content content;
     uint8_t *buf, *dst, *older;
     size_t len, dst_cap;
+    uint64_t *cols; /* batch: a block's values (every value takes 16 bytes or more) */
+    size_t cols_cap;
     walk_result wr;
     hand_ctx hand;
     uint8_t info_buf[32 + 48 * 64];
@@ -403,7 +424,7 @@ static void op_validate(case_ctx *c)
 static void op_batch(case_ctx *c)
 {
     walk_result r;
-    batch_data(c->buf, c->len, &r);
+    batch_data(c->buf, c->len, c->cols, c->cols_cap, &r);
     bench_sink += r.sum;
 }
 
@@ -561,6 +582,8 @@ static int case_build(case_ctx *c, const bench_shape *s, const size_def *z, int 
     c->buf = alloc_touched(n);
     c->dst_cap = n;
     c->dst = alloc_touched(n);
+    c->cols_cap = n / 16 + 1;
+    c->cols = (uint64_t *)alloc_touched(c->cols_cap * sizeof *c->cols);
     if (bench_encode(&c->content, c->buf, n, &n) != PCQ_OK || n != c->len) die("encoder: encoding failed");
     /* The bench measures real work: the walk must see every value. */
     walk_data(c->buf, c->len, &check);
@@ -574,7 +597,7 @@ static int case_build(case_ctx *c, const bench_shape *s, const size_def *z, int 
         const char *how[4] = {"walk", "batch", "pass", "scan"};
         int k;
         r[0] = check;
-        batch_data(c->buf, c->len, &r[1]);
+        batch_data(c->buf, c->len, c->cols, c->cols_cap, &r[1]);
         bulk_data(c->buf, c->len, &r[2], 1);
         bulk_data(c->buf, c->len, &r[3], 0);
         r[3].sum = c->content.sum; /* scan counts the values without reading them */
@@ -650,6 +673,7 @@ static void case_free(case_ctx *c)
 {
     free(c->buf);
     free(c->dst);
+    free(c->cols);
     free(c->older);
     free(c->hand.out);
 #if BENCH_COOK
