@@ -732,6 +732,60 @@ static void test_not_canonical(void)
 #endif
 }
 
+/* The batch readers' loop for canonical blocks reads four values a turn and
+ * the rest one at a time: six counters (4- and 8-byte mixed) of three
+ * instances, checked value by value against what was written, and against
+ * the checking path (the same pcq_data without its canonical flag). */
+static void test_columns_wide(void)
+{
+    static const uint32_t ids[6] = {10, 11, 12, 13, 14, 15};
+    static const uint8_t sizes[6] = {8, 4, 8, 4, 8, 8};
+    static uint8_t buf[1024];
+    uint64_t vals[3][6], cols[18], col[3];
+    uint8_t name[32];
+    pcq_writer w;
+    pcq_data hdr, d, slow;
+    pcq_iter bi;
+    pcq_block b;
+    size_t len = 0, count;
+    uint32_t i, j, pass;
+    memset(&hdr, 0, sizeof hdr);
+    pcq_writer_init(&w, buf, sizeof buf);
+    pcq_begin_data(&w, &hdr);
+    pcq_begin_block(&w, PCQ_PERF_COUNTERSET, 0, ids, 6);
+    for (i = 0; i < 3; i++) {
+        for (j = 0; j < 6; j++)
+            vals[i][j] = sizes[j] == 4 ? 0xF0000000u + 16 * i + j : ((uint64_t)(i + 1) << 40) + j;
+        pcq_put_data_instance_u64(&w, i, name, u16a(i == 1 ? "_Total" : "cpu", name), vals[i], sizes, 6);
+    }
+    pcq_end_block(&w);
+    pcq_end_data(&w);
+    if (!TL_CHECK(pcq_writer_finish(&w, &len) == PCQ_OK &&
+                      pcq_decode_data(buf, len, NULL, &d, NULL) == PCQ_OK && (d.flags & PCQ_DATA_CANONICAL_),
+                  "a canonical block of six counters"))
+        return;
+    slow = d;
+    slow.flags &= ~PCQ_DATA_CANONICAL_;
+    for (pass = 0; pass < 2; pass++) {
+        const pcq_data *dp = pass ? &slow : &d;
+        pcq_data_blocks(dp, &bi);
+        if (!TL_CHECK(pcq_blocks_next(&bi, &b) == 1 && b.num_instances == 3 && b.num_counters == 6,
+                      "pass %u: the block", pass))
+            return;
+        TL_CHECK(pcq_block_columns_u64(dp, &b, cols, 18, &count) == PCQ_OK && count == 18, "pass %u: columns",
+                 pass);
+        for (j = 0; j < 6; j++) {
+            TL_CHECK(pcq_block_column_u64(dp, &b, j, col, 3, &count) == PCQ_OK && count == 3,
+                     "pass %u: column %u", pass, j);
+            for (i = 0; i < 3; i++)
+                TL_CHECK(cols[j * 3 + i] == vals[i][j] && col[i] == vals[i][j],
+                         "pass %u: counter %u of instance %u: %llx %llx, written %llx", pass, j, i,
+                         (unsigned long long)cols[j * 3 + i], (unsigned long long)col[i],
+                         (unsigned long long)vals[i][j]);
+        }
+    }
+}
+
 /* A data instance that does not start on an 8-byte boundary (the one
  * before it has Size 20; a type 6 block with no counters, so no value comes
  * between): PCQ_DIAG_UNALIGNED at it, which PCQ_STRICT makes an error. */
@@ -845,6 +899,7 @@ int main(void)
     test_item_is_element();
     test_iterator_twins();
     test_not_canonical();
+    test_columns_wide();
     test_unaligned_instance();
     test_small_things();
     return tl_finish();
