@@ -32,7 +32,9 @@
 #undef pcq_instance_values
 #undef pcq_instances_of_block_next
 #undef pcq_block_values
+#undef pcq_block_instances
 #undef pcq_values_read_u64
+#undef pcq_item_values
 #undef pcq_put_value_u64
 #undef pcq_put_value_u32
 
@@ -2226,7 +2228,12 @@ static int bulk_instance(rd *r, frame *f, pcq_item *it)
         (f->nvalues == 1 ? bad_value(ld64(b + last + 8)) : bad_values(b, last + 8, f->nvalues)))
         return 0;
     item_begin(it, PCQ_S_DATA_INSTANCE, f, at);
-    memset(&d->value, 0, sizeof d->value);
+    d->value.data_size = d->value.size = 0; /* field by field: a memset cost as much as the rest */
+    d->value.data.ptr = NULL;
+    d->value.data.len = 0;
+    d->value.u64 = 0;
+    d->value.is_int = 0;
+    d->value.offset = 0;
     d->size = (uint32_t)size;
     d->instance_id = ld32(b + at + INSTANCE_HEADER_InstanceId);
     d->name.ptr = b + at + INSTANCE_HEADER_InstanceName;
@@ -2665,7 +2672,25 @@ static void item_cut(const pcq_walk *w, pcq_item *it)
     it->partial = it->type != PCQ_S_NONE;
 }
 
+static int walk_step(pcq_walk *w, pcq_item *it);
+
 int pcq_walk_next(pcq_walk *w, pcq_item *it)
+{
+    frame *f = w->nframes > 0 ? &w->frames[w->nframes - 1] : NULL;
+    if (!w->err.code && (w->mode & WALK_BULK) && f && f->kind == FR_DATA_INSTANCES && f->left &&
+        !(f->flags & FL_SLOW)) {
+        rd r;
+        r.b = w->buf;
+        r.len = w->len;
+        r.err = &w->err;
+        r.w = w;
+        if (bulk_instance(&r, f, it)) return 1; /* the common case of a single pass, straight */
+        f->flags |= FL_SLOW; /* one try a block: hostile blocks pay it once, not an instance */
+    }
+    return walk_step(w, it); /* kept apart: the bulk step above needs no large stack frame */
+}
+
+static PCQ_NOINLINE int walk_step(pcq_walk *w, pcq_item *it)
 {
     rd r;
     frame *f;
@@ -2681,11 +2706,6 @@ int pcq_walk_next(pcq_walk *w, pcq_item *it)
             w->cut.type = PCQ_S_NONE;
         }
         return w->err.code;
-    }
-    f = w->nframes > 0 ? &w->frames[w->nframes - 1] : NULL;
-    if ((w->mode & WALK_BULK) && f && f->kind == FR_DATA_INSTANCES && f->left && !(f->flags & FL_SLOW)) {
-        if (bulk_instance(&r, f, it)) return 1; /* the common case of a single pass, straight */
-        f->flags |= FL_SLOW; /* one try a block: hostile blocks pay it once, not an instance */
     }
     while (w->nframes > 0) {
         f = &w->frames[w->nframes - 1];
@@ -3502,6 +3522,18 @@ static PCQ_INLINE void wr_le32(uint8_t *p, uint32_t v)
 #endif
 }
 
+/* n 32-bit values to p in the wire's order: one copy where the host's is the
+ * same. */
+static void wr_le32_array(uint8_t *p, const uint32_t *v, size_t n)
+{
+#if defined(__BYTE_ORDER__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    if (n) memcpy(p, v, 4 * n);
+#else
+    size_t i;
+    for (i = 0; i < n; i++) wr_le32(p + 4 * i, v[i]);
+#endif
+}
+
 static PCQ_INLINE void wr_le64(uint8_t *p, uint64_t v)
 {
 #if defined(__BYTE_ORDER__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
@@ -3947,8 +3979,7 @@ static void wr_multi_counters(pcq_writer *w, wr_id_fn id, const void *ctx, uint3
         wr_le32(p + MULTI_COUNTERS_dwSize, (uint32_t)size);
         wr_le32(p + MULTI_COUNTERS_dwCounters, n);
         if (id == wr_id_from_array) /* an array (pcq_begin_block): no call an id */
-            for (i = 0; i < n; i++)
-                wr_le32(p + MULTI_COUNTERS_SIZE + 4 * (size_t)i, ((const uint32_t *)ctx)[i]);
+            wr_le32_array(p + MULTI_COUNTERS_SIZE, (const uint32_t *)ctx, n);
         else
             for (i = 0; i < n; i++) wr_le32(p + MULTI_COUNTERS_SIZE + 4 * (size_t)i, id(ctx, i));
         if (n & 1) wr_le32(p + MULTI_COUNTERS_SIZE + 4 * (size_t)n, 0);
@@ -4151,15 +4182,6 @@ int pcq_put_value(pcq_writer *w, const uint8_t *bytes, uint32_t data_size)
 }
 
 
-/* Whether k more values fit the open block or instance, and their records
- * the caller's buffer: then they are stored directly (the common case). */
-static PCQ_INLINE int wr_values_direct(const pcq_writer *w, size_t k)
-{
-    return w->err == PCQ_OK && w->state == WR_BLOCK && k <= w->want_values - w->nvalues &&
-           (w->ninstances || !wr_block_has_instances(w)) && w->dst && w->len <= w->cap &&
-           (w->cap - w->len) / WR_MIN_VALUE_AREA >= k;
-}
-
 /* w->fast: how many value records the open block or instance still wants
  * that fit the caller's buffer, 0 unless the writer is in a block with no
  * error. While it is positive a value is stored with no other check (the
@@ -4223,20 +4245,23 @@ int pcq_put_value_u64(pcq_writer *w, uint64_t v)
 int pcq_put_values_u64(pcq_writer *w, const uint64_t *values, const uint8_t *sizes, uint32_t n)
 {
     uint32_t j;
-    int rc = wr_enter(w, WR_BLOCK);
+    int rc;
 
+    if (w && values && n > 0 && n <= w->fast) {
+        /* the common case, w->fast vouching for the rest (as for one value):
+         * written past w->len first, appended only when every size was good */
+        if (wr_records(w->dst + w->len, values, sizes, n)) return wr_fail(w, PCQ_ERR_INVALID_ARG);
+        w->len += (size_t)n * WR_MIN_VALUE_AREA;
+        w->nvalues += n;
+        w->fast -= n;
+        if (w->fast == 0) wr_sync(w);
+        return PCQ_OK;
+    }
+    rc = wr_enter(w, WR_BLOCK);
     if (rc != PCQ_OK) return rc;
     if ((values == NULL && n != 0)) return wr_fail(w, PCQ_ERR_INVALID_ARG);
     if (n == 0) return PCQ_OK;
     if (wr_unit_complete(w) || n > w->want_values - w->nvalues) return wr_fail(w, PCQ_ERR_STATE);
-    if (wr_values_direct(w, n)) {
-        /* written past w->len first, appended only when every size was good */
-        if (wr_records(w->dst + w->len, values, sizes, n)) return wr_fail(w, PCQ_ERR_INVALID_ARG);
-        w->len += (size_t)n * WR_MIN_VALUE_AREA;
-        w->nvalues += n;
-        wr_sync(w);
-        return PCQ_OK;
-    }
     for (j = 0; sizes && j < n; j++) /* near cap, or a sizing pass: check, then a value at a time */
         if (sizes[j] != 4 && sizes[j] != 8) return wr_fail(w, PCQ_ERR_INVALID_ARG);
     for (j = 0; j < n && w->err == PCQ_OK; j++) wr_value_int(w, values[j], sizes ? sizes[j] : 8u);

@@ -976,10 +976,10 @@ PCQ_INLINE_ int pcq_values_next_fast_(pcq_iter *it, pcq_value *out)
 }
 
 /* A values iterator over n canonical values from pos, stepped without checks. */
-PCQ_INLINE_ void pcq_values_fast_init_(const pcq_data *d, size_t pos, uint32_t n, pcq_iter *it)
+PCQ_INLINE_ void pcq_values_fast_at_(const uint8_t *buf, size_t len, size_t pos, uint32_t n, pcq_iter *it)
 {
-    it->buf = d->buf;
-    it->len = d->buf_len;
+    it->buf = buf;
+    it->len = len;
     it->f.pos = pos;
     it->f.left = n;
     it->f.index = 0;
@@ -993,7 +993,7 @@ PCQ_INLINE_ void pcq_values_fast_init_(const pcq_data *d, size_t pos, uint32_t n
 PCQ_INLINE_ void pcq_instance_values_fast_(const pcq_data *d, const pcq_data_instance *inst, pcq_iter *it)
 {
     if (d->flags & PCQ_DATA_CANONICAL_) {
-        pcq_values_fast_init_(d, inst->values, inst->num_values, it);
+        pcq_values_fast_at_(d->buf, d->buf_len, inst->values, inst->num_values, it);
     } else { /* on copies, so that *inst and *it stay in registers on the fast path */
         pcq_data_instance c = *inst;
         pcq_iter t;
@@ -1005,14 +1005,37 @@ PCQ_INLINE_ void pcq_instance_values_fast_(const pcq_data *d, const pcq_data_ins
 PCQ_INLINE_ void pcq_block_values_fast_(const pcq_data *d, const pcq_block *b, pcq_iter *it)
 {
     if (d->flags & PCQ_DATA_CANONICAL_) {
-        pcq_values_fast_init_(d, b->type == 1 ? b->offset + 16 : b->body,
-                              b->type == 1   ? 1u
-                              : b->type == 2 ? b->num_counters
-                                             : 0u,
-                              it);
+        pcq_values_fast_at_(d->buf, d->buf_len, b->type == 1 ? b->offset + 16 : b->body,
+                            b->type == 1   ? 1u
+                            : b->type == 2 ? b->num_counters
+                                           : 0u,
+                            it);
     } else {
         pcq_iter t;
         pcq_block_values(d, b, &t);
+        *it = t;
+    }
+}
+
+/* A canonical block's instances: what the inline step reads, and nothing it
+ * does not (the checking path's fields are for errors, which cannot come). */
+PCQ_INLINE_ void pcq_block_instances_fast_(const pcq_data *d, const pcq_block *b, pcq_iter *it)
+{
+    if ((d->flags & PCQ_DATA_CANONICAL_) && (b->type == 4 || b->type == 6)) {
+        it->buf = d->buf;
+        it->len = d->buf_len;
+        it->f.pos = b->body;
+        it->f.left = b->num_instances;
+        it->f.index = 0;
+        it->f.nvalues = b->type == 6 ? b->num_counters : 1u;
+        it->fast = 1;
+        it->err.code = 0;
+        it->err.offset = 0;
+        it->err.what = 0;
+        it->err.diag = 0;
+    } else {
+        pcq_iter t;
+        pcq_block_instances(d, b, &t);
         *it = t;
     }
 }
@@ -1101,11 +1124,25 @@ PCQ_INLINE_ size_t pcq_values_read_u64_fast_(pcq_iter *it, uint64_t *out, size_t
     return pcq_values_read_u64(it, out, cap); /* 0 */
 }
 
+/* PCQ_BULK: the values the walk checked and found canonical (values_fast). */
+PCQ_INLINE_ void pcq_item_values_fast_(const pcq_walk *w, const pcq_item *item, pcq_iter *it)
+{
+    if (item->values_fast) {
+        pcq_values_fast_at_(w->buf, w->len, item->values, item->nvalues, it);
+    } else {
+        pcq_iter t;
+        pcq_item_values(w, item, &t);
+        *it = t;
+    }
+}
+
 #define pcq_values_next(it, out)             pcq_values_next_fast_((it), (out))
+#define pcq_item_values(w, item, it)         pcq_item_values_fast_((w), (item), (it))
 #define pcq_values_read_u64(it, out, cap)    pcq_values_read_u64_fast_((it), (out), (cap))
 #define pcq_instance_values(d, inst, it)     pcq_instance_values_fast_((d), (inst), (it))
 #define pcq_instances_of_block_next(it, out) pcq_instances_of_block_next_fast_((it), (out))
 #define pcq_block_values(d, b, it)           pcq_block_values_fast_((d), (b), (it))
+#define pcq_block_instances(d, b, it)        pcq_block_instances_fast_((d), (b), (it))
 
 /* ------------------------------------------------------------------------ */
 /* One entry point for every kind (validates; for tools and fuzzers).        */

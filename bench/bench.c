@@ -7,7 +7,9 @@
  *   validate  pcq_decode_data alone (every block, instance and value checked);
  *   walk      the README's walk: pcq_decode_data, then the typed iterators
  *             over every block, instance (its name) and value, summing them;
- *   batch     the same with the batch reader pcq_values_read_u64;
+ *   batch     the same, a type 2 or 6 block's values in one call of the batch
+ *             reader pcq_block_columns_u64 (a type 1 block's through
+ *             pcq_values_read_u64, a type 4 instance's with the instance);
  *   scan      one pass that validates as it goes: pcq_walk_next with
  *             PCQ_BULK over every structure (values checked, not read);
  *   pass      the same reading every value (pcq_item_values +
@@ -1340,12 +1342,12 @@ int main(int argc, char **argv)
     printf("\n");
     printf(
         "validate = pcq_decode_data; walk = the README's: decode, then the typed iterators over every\n"
-        "block, instance and value (summed); batch = the same with pcq_values_read_u64; scan = one pass\n"
-        "with PCQ_BULK over every structure (values checked, not read); pass = the same reading every\n"
-        "value; mcpy = memcpy time / its time (100%% = as fast as memcpy of the same buffer); encode =\n"
-        "pcq_writer a call a value, encb = the batch writer (an instance a call); cook = pcq_calc_cook of\n"
-        "two samples, column = pcq_calc_cook_column a counter at a time, hand = the same formulas inline\n"
-        "over the raw bytes; heap calls inside measured batches.\n");
+        "block, instance and value (summed); batch = the same, a block's values by pcq_block_columns_u64;\n"
+        "scan = one pass with PCQ_BULK over every structure (values checked, not read); pass = the same\n"
+        "reading every value; mcpy = memcpy time / its time (100%% = as fast as memcpy of the same\n"
+        "buffer); encode = pcq_writer a call a value, encb = the batch writer (an instance a call); cook =\n"
+        "pcq_calc_cook of two samples, column = pcq_calc_cook_column a counter at a time, hand = the same\n"
+        "formulas inline over the raw bytes; heap calls inside measured batches.\n");
     {
         size_t k2, checked = 0, bad = 0;
         double worst = 0;

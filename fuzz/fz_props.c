@@ -821,7 +821,7 @@ static void fp_bulk_values(fp_list *l, const pcq_walk *w, const pcq_item *it, co
     }
     FZ_CHECK(rc == 0 && k == it->nvalues, "PCQ_BULK: %u of %u values, then %s", k, it->nvalues,
              pcq_status_name(rc));
-    pcq_item_values(w, it, &vi); /* the batch reader sees the same */
+    (pcq_item_values)(w, it, &vi); /* the batch reader sees the same, the function's iterator too */
     for (k = 0; (n = pcq_values_read_u64(&vi, u, 3)) > 0; k += (uint32_t)n)
         FZ_CHECK(n <= 3, "pcq_values_read_u64 read %zu of 3", n);
     FZ_CHECK(k == it->nvalues, "pcq_values_read_u64: %u of %u values", k, it->nvalues);

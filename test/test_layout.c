@@ -534,7 +534,7 @@ static void tw_walk(const char *what, const pcq_data *d)
         if (n) g++;
         if (blk.type != PCQ_PERF_MULTI_INSTANCES && blk.type != PCQ_PERF_COUNTERSET) continue;
         pcq_block_instances(d, &blk, &ia);
-        pcq_block_instances(d, &blk, &ib);
+        (pcq_block_instances)(d, &blk, &ib);
         for (i = 0;; i++) {
             ra = pcq_instances_of_block_next(&ia, &xa);
             rb = (pcq_instances_of_block_next)(&ib, &xb);
