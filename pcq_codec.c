@@ -3183,32 +3183,65 @@ size_t pcq_values_read_u64(pcq_iter *it, uint64_t *out, size_t cap)
 }
 
 /* The values of ninst canonical instances from `at` (each: Size bytes of
- * header and name, then nc records of 16 bytes), counter by counter: the
- * fast path of pcq_block_columns_u64, with nothing to check (the buffer
- * was found canonical) and no per-instance struct to fill. */
-static PCQ_FORCE_INLINE void columns_fast(const uint8_t *b, size_t at, size_t ninst, size_t nc, uint64_t *out)
+ * header and name, then nc records of 16 bytes) into out[i * is + j * js]
+ * (value j of instance i): the fast path of the block readers, with nothing
+ * to check (the buffer was found canonical) and no instance struct filled. */
+static PCQ_FORCE_INLINE size_t matrix_fast(const uint8_t *b, size_t at, size_t ninst, size_t nc,
+                                           uint64_t *out, size_t is, size_t js)
 {
     size_t i, j;
     for (i = 0; i < ninst; i++) {
-        uint64_t *o = out + i;
+        uint64_t *o = out + i * is;
         at += ld32(b + at + INSTANCE_HEADER_Size);
         for (j = 0; j + 4 <= nc;
-             j += 4, at += 64, o += 4 * ninst) { /* four a turn: a quarter of the loop's cost */
+             j += 4, at += 64, o += 4 * js) { /* four a turn: a quarter of the loop's cost */
             o[0] = fast_value(b + at);
-            o[ninst] = fast_value(b + at + 16);
-            o[2 * ninst] = fast_value(b + at + 32);
-            o[3 * ninst] = fast_value(b + at + 48);
+            o[js] = fast_value(b + at + 16);
+            o[2 * js] = fast_value(b + at + 32);
+            o[3 * js] = fast_value(b + at + 48);
         }
-        for (; j < nc; j++, at += 16, o += ninst) *o = fast_value(b + at);
+        for (; j < nc; j++, at += 16, o += js) *o = fast_value(b + at);
     }
+    return at;
 }
 
-int pcq_block_columns_u64(const pcq_data *d, const pcq_block *b, uint64_t *out, size_t cap, size_t *count)
+/* By counter, eight instances at a time: their values j fill one 64-byte
+ * line of column j. Stored an instance at a time, a column's stride of
+ * ninst values would send the stores of one instance to a few cache sets
+ * when ninst is a power of two, and they would evict each other. */
+static void columns_fast(const uint8_t *b, size_t at, size_t ninst, size_t nc, uint64_t *out)
+{
+    size_t i = 0, j, t, p[8];
+    for (; ninst - i >= 8; i += 8) {
+        for (t = 0; t < 8; t++) { /* where each instance's values start */
+            at += ld32(b + at + INSTANCE_HEADER_Size);
+            p[t] = at;
+            at += 16 * nc;
+        }
+        for (j = 0; j < nc; j++) {
+            uint64_t *o = out + j * ninst + i;
+            size_t v = 16 * j;
+            o[0] = fast_value(b + p[0] + v);
+            o[1] = fast_value(b + p[1] + v);
+            o[2] = fast_value(b + p[2] + v);
+            o[3] = fast_value(b + p[3] + v);
+            o[4] = fast_value(b + p[4] + v);
+            o[5] = fast_value(b + p[5] + v);
+            o[6] = fast_value(b + p[6] + v);
+            o[7] = fast_value(b + p[7] + v);
+        }
+    }
+    matrix_fast(b, at, ninst - i, nc, out + i, 1, ninst);
+}
+
+/* pcq_block_columns_u64 (by_row 0) and pcq_block_rows_u64 (1). */
+static int block_matrix(const pcq_data *d, const pcq_block *b, uint64_t *out, size_t cap, size_t *count,
+                        int by_row)
 {
     pcq_iter it, vals;
     pcq_data_instance in;
     pcq_value v;
-    size_t ninst, nc, i = 0, j;
+    size_t ninst, nc, i = 0, j, is, js;
     int rc;
     if (count) *count = 0;
     if (!d || !b || !count || (!out && cap) ||
@@ -3222,15 +3255,19 @@ int pcq_block_columns_u64(const pcq_data *d, const pcq_block *b, uint64_t *out, 
         *count = ninst * nc;
         return PCQ_ERR_BUFFER_TOO_SMALL;
     }
-    if (b->type == PCQ_PERF_MULTI_COUNTERS) {
+    if (b->type == PCQ_PERF_MULTI_COUNTERS) { /* one instance: a row and a column are the same */
         pcq_block_values_fast_(d, b, &vals);
         if (pcq_values_read_u64_fast_(&vals, out, nc) < nc) return vals.err.code; /* bytes not validated */
         *count = nc;
         return PCQ_OK;
     }
+    is = by_row ? nc : 1;
+    js = by_row ? 1 : ninst;
     if (d->flags & PCQ_DATA_CANONICAL_) { /* canonical: Size to the values, then 16 bytes a value */
         if (nc == 1)
-            columns_fast(d->buf, b->body, ninst, 1, out);
+            matrix_fast(d->buf, b->body, ninst, 1, out, 1, 1);
+        else if (by_row)
+            matrix_fast(d->buf, b->body, ninst, nc, out, nc, 1);
         else
             columns_fast(d->buf, b->body, ninst, nc, out);
         *count = ninst * nc;
@@ -3239,12 +3276,22 @@ int pcq_block_columns_u64(const pcq_data *d, const pcq_block *b, uint64_t *out, 
     pcq_block_instances(d, b, &it);
     while ((rc = pcq_instances_of_block_next(&it, &in)) == 1) {
         pcq_instance_values(d, &in, &vals);
-        for (j = 0; j < nc && pcq_values_next(&vals, &v) == 1; j++) out[j * ninst + i] = v.u64;
+        for (j = 0; j < nc && pcq_values_next(&vals, &v) == 1; j++) out[i * is + j * js] = v.u64;
         i++;
     }
     if (rc < 0) return rc;
     *count = ninst * nc;
     return PCQ_OK;
+}
+
+int pcq_block_columns_u64(const pcq_data *d, const pcq_block *b, uint64_t *out, size_t cap, size_t *count)
+{
+    return block_matrix(d, b, out, cap, count, 0);
+}
+
+int pcq_block_rows_u64(const pcq_data *d, const pcq_block *b, uint64_t *out, size_t cap, size_t *count)
+{
+    return block_matrix(d, b, out, cap, count, 1);
 }
 
 int pcq_block_column_u64(const pcq_data *d, const pcq_block *b, uint32_t j, uint64_t *out, size_t cap,

@@ -917,6 +917,12 @@ PCQ_API int pcq_block_column_u64(const pcq_data *d, const pcq_block *b, uint32_t
  * or an iterator's error (bytes not validated). */
 PCQ_API int pcq_block_columns_u64(const pcq_data *d, const pcq_block *b, uint64_t *out, size_t cap,
                                   size_t *count);
+/* The same by instance: out[i * nc + j] is value j of instance i (nc: the
+ * block's counters; 1 for type 4), the order of the bytes, for a caller that
+ * takes an instance's values together with its name (the instances
+ * iterator). Reading a large block this way touches memory in order. */
+PCQ_API int pcq_block_rows_u64(const pcq_data *d, const pcq_block *b, uint64_t *out, size_t cap,
+                               size_t *count);
 
 /* ---- the iterators' fast path (private) ---------------------------------- */
 /* On a buffer pcq_decode_data found canonical (PCQ_DATA_CANONICAL_), the

@@ -8,7 +8,7 @@
  *   walk      the README's walk: pcq_decode_data, then the typed iterators
  *             over every block, instance (its name) and value, summing them;
  *   batch     the same, a type 2 or 6 block's values in one call of the batch
- *             reader pcq_block_columns_u64 (a type 1 block's through
+ *             reader pcq_block_rows_u64 (a type 1 block's through
  *             pcq_values_read_u64, a type 4 instance's with the instance);
  *   scan      one pass that validates as it goes: pcq_walk_next with
  *             PCQ_BULK over every structure (values checked, not read);
@@ -162,8 +162,8 @@ static void walk_data(const uint8_t *buf, size_t len, walk_result *r)
 }
 
 /* The same through the batch readers: a type 2 or 6 block's values in one
- * call (pcq_block_columns_u64 into `cols`, room for cap values: enough for
- * the largest block), the instances still walked for their names; a type 1
+ * call (pcq_block_rows_u64 into `cols`, room for cap values: enough for the
+ * largest block), the instances still walked for their names; a type 1
  * block's value through pcq_values_read_u64; a type 4 instance's one value
  * comes with it, as in the walk. */
 static void batch_data(const uint8_t *buf, size_t len, uint64_t *cols, size_t cap, walk_result *r)
@@ -194,12 +194,12 @@ static void batch_data(const uint8_t *buf, size_t len, uint64_t *cols, size_t ca
                 ninst++;
                 names += in.name.len;
             }
-            if (rc < 0 || (rc = pcq_block_columns_u64(&d, &b, cols, cap, &n)) != PCQ_OK) break;
+            if (rc < 0 || (rc = pcq_block_rows_u64(&d, &b, cols, cap, &n)) != PCQ_OK) break;
             for (k = 0; k < n; k++) sum += cols[k];
             nval += n;
         } else if (b.type == PCQ_PERF_MULTI_COUNTERS) {
             ninst++;
-            if ((rc = pcq_block_columns_u64(&d, &b, cols, cap, &n)) != PCQ_OK) break;
+            if ((rc = pcq_block_rows_u64(&d, &b, cols, cap, &n)) != PCQ_OK) break;
             for (k = 0; k < n; k++) sum += cols[k];
             nval += n;
         } else if (b.type == PCQ_PERF_SINGLE_COUNTER) {
@@ -1342,7 +1342,7 @@ int main(int argc, char **argv)
     printf("\n");
     printf(
         "validate = pcq_decode_data; walk = the README's: decode, then the typed iterators over every\n"
-        "block, instance and value (summed); batch = the same, a block's values by pcq_block_columns_u64;\n"
+        "block, instance and value (summed); batch = the same, a block's values by pcq_block_rows_u64;\n"
         "scan = one pass with PCQ_BULK over every structure (values checked, not read); pass = the same\n"
         "reading every value; mcpy = memcpy time / its time (100%% = as fast as memcpy of the same\n"
         "buffer); encode = pcq_writer a call a value, encb = the batch writer (an instance a call); cook =\n"

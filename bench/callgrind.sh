@@ -152,7 +152,7 @@ printf '\n%-8s %10s | %8s %8s %8s | %6s %6s\n' shape values cook column hand "co
 printf '%-8s %10s | %8s %8s %8s | %6s %6s\n' "" "" Ir/value Ir/value Ir/value hand hand
 printf '%s' "$cooks"
 printf '\nvalidate = pcq_decode_data; walk = the README walk (decode, then the typed iterators over every\n'
-printf 'block, instance and value); batch = the same, a block'"'"'s values by pcq_block_columns_u64;\n'
+printf 'block, instance and value); batch = the same, a block'"'"'s values by pcq_block_rows_u64;\n'
 printf 'scan / pass = one pass with PCQ_BULK, values checked / also read; encode, encb per output byte\n'
 printf '(a call a value / the batch writer); cook = pcq_calc_cook, column = pcq_calc_cook_column, hand =\n'
 printf 'inline formulas.\n'

@@ -692,9 +692,10 @@ void fz_prop_iterators(pcq_kind kind, const uint8_t *buf, size_t len)
 
 /* ---- the batch readers --------------------------------------------------- */
 
-/* pcq_values_read_u64, pcq_block_column_u64 and pcq_block_columns_u64 read
- * what the values iterator reads, on the fast path and the checking one
- * (slow: the pcq_data without its flags), small caps too. */
+/* pcq_values_read_u64, pcq_block_column_u64, pcq_block_columns_u64 and
+ * pcq_block_rows_u64 read what the values iterator reads, on the fast path
+ * and the checking one (slow: the pcq_data without its flags), small caps
+ * too. */
 void fz_prop_batch(const uint8_t *buf, size_t len)
 {
     pcq_data d;
@@ -702,7 +703,7 @@ void fz_prop_batch(const uint8_t *buf, size_t len)
     pcq_block b;
     pcq_data_instance in;
     pcq_value v;
-    uint64_t *all = NULL, *col = NULL, got[3];
+    uint64_t *all = NULL, *rows = NULL, *col = NULL, got[3];
     size_t need, n, k, i, nc, ninst;
     int slow, rc;
     if (pcq_decode_data(buf, len, NULL, &d, NULL) != PCQ_OK) return;
@@ -718,8 +719,9 @@ void fz_prop_batch(const uint8_t *buf, size_t len)
                          k);
             }
             if (b.type == PCQ_PERF_ERROR_RETURN || b.type == PCQ_PERF_SINGLE_COUNTER) {
-                FZ_CHECK(pcq_block_columns_u64(&d, &b, NULL, 0, &need) == PCQ_ERR_INVALID_ARG,
-                         "columns of a type %u block", b.type);
+                FZ_CHECK(pcq_block_columns_u64(&d, &b, NULL, 0, &need) == PCQ_ERR_INVALID_ARG &&
+                             pcq_block_rows_u64(&d, &b, NULL, 0, &need) == PCQ_ERR_INVALID_ARG,
+                         "columns or rows of a type %u block", b.type);
                 continue;
             }
             rc = pcq_block_columns_u64(&d, &b, NULL, 0, &need);
@@ -728,9 +730,16 @@ void fz_prop_batch(const uint8_t *buf, size_t len)
             FZ_CHECK((need == 0 && rc == PCQ_OK) || (rc == PCQ_ERR_BUFFER_TOO_SMALL && need == nc * ninst),
                      "columns sizing: %s, %zu", pcq_status_name(rc), need);
             all = (uint64_t *)realloc(all, (need + 1) * sizeof *all);
+            rows = (uint64_t *)realloc(rows, (need + 1) * sizeof *rows);
             col = (uint64_t *)realloc(col, (ninst + 1) * sizeof *col);
-            FZ_CHECK(all && col, "out of memory");
+            FZ_CHECK(all && rows && col, "out of memory");
             FZ_CHECK(pcq_block_columns_u64(&d, &b, all, need, &n) == PCQ_OK && n == need, "columns: %zu", n);
+            FZ_CHECK(pcq_block_rows_u64(&d, &b, rows, need, &n) == PCQ_OK && n == need, "rows: %zu", n);
+            for (i = 0; i < ninst; i++) /* the same values, by instance */
+                for (k = 0; k < nc; k++)
+                    FZ_CHECK(rows[i * nc + k] == all[k * ninst + i],
+                             "row %zu value %zu: %llu, by column %llu", i, k,
+                             (unsigned long long)rows[i * nc + k], (unsigned long long)all[k * ninst + i]);
             if (b.type == PCQ_PERF_MULTI_COUNTERS) {
                 pcq_block_values(&d, &b, &vi);
                 for (k = 0; pcq_values_next(&vi, &v) == 1; k++)
@@ -761,6 +770,7 @@ void fz_prop_batch(const uint8_t *buf, size_t len)
         }
     }
     free(all);
+    free(rows);
     free(col);
 }
 

@@ -612,6 +612,9 @@ static void test_iterator_twins(void)
              "columns: a type 1 block");
     TL_CHECK(pcq_block_columns_u64(&dn, &b6, NULL, 0, &count) == PCQ_ERR_BUFFER_TOO_SMALL && count == 9,
              "columns: sized, %zu", count);
+    TL_CHECK(pcq_block_rows_u64(&dn, &b6, out, 8, &count) == PCQ_ERR_BUFFER_TOO_SMALL && count == 9 &&
+                 pcq_block_rows_u64(&dn, &b1, out, 9, &count) == PCQ_ERR_INVALID_ARG,
+             "rows: one short, and a type 1 block");
     TL_CHECK(pcq_block_column_u64(&dn, &b6, 0, out, 3, NULL) == PCQ_ERR_INVALID_ARG, "column: no count");
     count = 7;
     TL_CHECK(pcq_block_column_u64(NULL, &b6, 0, out, 3, &count) == PCQ_ERR_INVALID_ARG && count == 0,
@@ -644,8 +647,9 @@ static void test_iterator_twins(void)
     TL_CHECK(rc < 0 && it.err.offset == first + 16, "a changed instance value: %s at %zu",
              pcq_status_name(rc), it.err.offset);
     TL_CHECK(pcq_block_columns_u64(&dn, &b6, out, 9, &count) == rc &&
+                 pcq_block_rows_u64(&dn, &b6, out, 9, &count) == rc &&
                  pcq_block_column_u64(&dn, &b6, 2, out, 3, &count) == rc,
-             "columns of the type 6 block: %s", pcq_status_name(rc));
+             "columns and rows of the type 6 block: %s", pcq_status_name(rc));
 
     /* That value back; then the last instance's Size grown by 16 (its name
      * longer by 7 units over what was its first value, the NUL and padding
@@ -732,16 +736,18 @@ static void test_not_canonical(void)
 #endif
 }
 
-/* The batch readers' loop for canonical blocks reads four values a turn and
- * the rest one at a time: six counters (4- and 8-byte mixed) of three
- * instances, checked value by value against what was written, and against
- * the checking path (the same pcq_data without its canonical flag). */
+/* The batch readers' loops for canonical blocks: four values a turn and the
+ * rest one at a time, and by column eight instances at a time and the rest
+ * one at a time: six counters (4- and 8-byte mixed) of eleven instances,
+ * checked value by value against what was written, and against the checking
+ * path (the same pcq_data without its canonical flag). */
+#define NI 11
 static void test_columns_wide(void)
 {
     static const uint32_t ids[6] = {10, 11, 12, 13, 14, 15};
     static const uint8_t sizes[6] = {8, 4, 8, 4, 8, 8};
-    static uint8_t buf[1024];
-    uint64_t vals[3][6], cols[18], col[3];
+    static uint8_t buf[4096];
+    uint64_t vals[NI][6], cols[NI * 6], rows[NI * 6], col[NI];
     uint8_t name[32];
     pcq_writer w;
     pcq_data hdr, d, slow;
@@ -753,7 +759,7 @@ static void test_columns_wide(void)
     pcq_writer_init(&w, buf, sizeof buf);
     pcq_begin_data(&w, &hdr);
     pcq_begin_block(&w, PCQ_PERF_COUNTERSET, 0, ids, 6);
-    for (i = 0; i < 3; i++) {
+    for (i = 0; i < NI; i++) {
         for (j = 0; j < 6; j++)
             vals[i][j] = sizes[j] == 4 ? 0xF0000000u + 16 * i + j : ((uint64_t)(i + 1) << 40) + j;
         pcq_put_data_instance_u64(&w, i, name, u16a(i == 1 ? "_Total" : "cpu", name), vals[i], sizes, 6);
@@ -769,22 +775,26 @@ static void test_columns_wide(void)
     for (pass = 0; pass < 2; pass++) {
         const pcq_data *dp = pass ? &slow : &d;
         pcq_data_blocks(dp, &bi);
-        if (!TL_CHECK(pcq_blocks_next(&bi, &b) == 1 && b.num_instances == 3 && b.num_counters == 6,
+        if (!TL_CHECK(pcq_blocks_next(&bi, &b) == 1 && b.num_instances == NI && b.num_counters == 6,
                       "pass %u: the block", pass))
             return;
-        TL_CHECK(pcq_block_columns_u64(dp, &b, cols, 18, &count) == PCQ_OK && count == 18, "pass %u: columns",
-                 pass);
+        TL_CHECK(pcq_block_columns_u64(dp, &b, cols, NI * 6, &count) == PCQ_OK && count == NI * 6,
+                 "pass %u: columns", pass);
+        TL_CHECK(pcq_block_rows_u64(dp, &b, rows, NI * 6, &count) == PCQ_OK && count == NI * 6,
+                 "pass %u: rows", pass);
         for (j = 0; j < 6; j++) {
-            TL_CHECK(pcq_block_column_u64(dp, &b, j, col, 3, &count) == PCQ_OK && count == 3,
+            TL_CHECK(pcq_block_column_u64(dp, &b, j, col, NI, &count) == PCQ_OK && count == NI,
                      "pass %u: column %u", pass, j);
-            for (i = 0; i < 3; i++)
-                TL_CHECK(cols[j * 3 + i] == vals[i][j] && col[i] == vals[i][j],
-                         "pass %u: counter %u of instance %u: %llx %llx, written %llx", pass, j, i,
-                         (unsigned long long)cols[j * 3 + i], (unsigned long long)col[i],
-                         (unsigned long long)vals[i][j]);
+            for (i = 0; i < NI; i++)
+                TL_CHECK(cols[j * NI + i] == vals[i][j] && col[i] == vals[i][j] &&
+                             rows[i * 6 + j] == vals[i][j],
+                         "pass %u: counter %u of instance %u: %llx %llx %llx, written %llx", pass, j, i,
+                         (unsigned long long)cols[j * NI + i], (unsigned long long)col[i],
+                         (unsigned long long)rows[i * 6 + j], (unsigned long long)vals[i][j]);
         }
     }
 }
+#undef NI
 
 /* A data instance that does not start on an 8-byte boundary (the one
  * before it has Size 20; a type 6 block with no counters, so no value comes
