@@ -3186,15 +3186,15 @@ size_t pcq_values_read_u64(pcq_iter *it, uint64_t *out, size_t cap)
  * header and name, then nc records of 16 bytes) into out[i * is + j * js]
  * (value j of instance i): the fast path of the block readers, with nothing
  * to check (the buffer was found canonical) and no instance struct filled. */
-static PCQ_FORCE_INLINE size_t matrix_fast(const uint8_t *b, size_t at, size_t ninst, size_t nc,
-                                           uint64_t *out, size_t is, size_t js)
+static PCQ_FORCE_INLINE void matrix_fast(const uint8_t *b, size_t at, size_t ninst, size_t nc, uint64_t *out,
+                                         size_t is, size_t js)
 {
     size_t i, j;
     for (i = 0; i < ninst; i++) {
         uint64_t *o = out + i * is;
         at += ld32(b + at + INSTANCE_HEADER_Size);
-        for (j = 0; j + 4 <= nc;
-             j += 4, at += 64, o += 4 * js) { /* four a turn: a quarter of the loop's cost */
+        /* four a turn: a quarter of the loop's own cost */
+        for (j = 0; j + 4 <= nc; j += 4, at += 64, o += 4 * js) {
             o[0] = fast_value(b + at);
             o[js] = fast_value(b + at + 16);
             o[2 * js] = fast_value(b + at + 32);
@@ -3202,7 +3202,6 @@ static PCQ_FORCE_INLINE size_t matrix_fast(const uint8_t *b, size_t at, size_t n
         }
         for (; j < nc; j++, at += 16, o += js) *o = fast_value(b + at);
     }
-    return at;
 }
 
 /* By counter, eight instances at a time: their values j fill one 64-byte
