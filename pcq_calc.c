@@ -271,8 +271,7 @@ static int formula(const pcq_calc_type *d, const pcq_calc_sample *o, const pcq_c
         if (n->freq == 0) return PCQ_CALC_BAD_TIME_BASE;
         st = clock_delta(o->time, n->time, &db);
         if (st != PCQ_CALC_OK) return st;
-        dd = (double)db /
-             (double)n->freq; /* rounded to a double here, as the column cook's divisor is (x87) */
+        dd = (double)db / (double)n->freq; /* rounded to a double here, as the column cook's is (x87) */
         *out = (double)dn / dd;
         return PCQ_CALC_OK;
     case OP_FRACTION:
@@ -380,7 +379,6 @@ static int calc_eval(const pcq_calc_type *d, int32_t scale, const pcq_calc_sampl
     unsigned nb = 0;
     double v = 0.0;
     int st = precheck(d, scale, older, newer, flags);
-
     pcq_calc_cell c;
 
     if (st == PCQ_CALC_OK) st = formula(d, older, newer, flags, &v, &nb);

@@ -2033,37 +2033,36 @@ static uint64_t hc_delta(int tag, int occ, uint32_t c)
     return 100u * (uint64_t)tag + (uint64_t)occ + 1u + 10u * c;
 }
 
+/* One block of type 6 (counter 1) or 4 (counter 2, by its identifier) with
+ * the instances `list`, the newer's values or the older's. */
+static void hc_block(wbuf *w, int newer, const char *b, int type, const hc_inst *list, size_t n)
+{
+    static const uint32_t id1[1] = {1};
+    const uint32_t c = type == 6 ? 1u : 2u;
+    const char *name;
+    uint32_t id;
+    size_t blk, mi, k;
+    blk = block_begin(w, (uint32_t)type);
+    if (type == 6) multi_counters(w, id1, 1);
+    mi = multi_instances_begin(w);
+    for (k = 0; k < n; k++) {
+        uint64_t v = hc_newer(list[k].tag, list[k].occ, c);
+        hc_name(list[k].tag, b, &name, &id);
+        instance(w, id, name);
+        value64(w, newer ? v : v - hc_delta(list[k].tag, list[k].occ, c));
+    }
+    multi_instances_end(w, mi, (uint32_t)n);
+    block_end(w, blk);
+}
+
 /* Block 0: type 6, counter 1, the instances `six`; block 1: type 4 (its
  * identifier: counter 2), the instances `four`. */
 static void hc_data(wbuf *w, int newer, const char *b, const hc_inst *six, size_t n6, const hc_inst *four,
                     size_t n4)
 {
-    static const uint32_t id1[1] = {1};
-    const char *name;
-    uint32_t id;
-    size_t blk, mi, k;
     data_begin(w, newer ? 2000 : 1000, 0, 1000u);
-    blk = block_begin(w, 6);
-    multi_counters(w, id1, 1);
-    mi = multi_instances_begin(w);
-    for (k = 0; k < n6; k++) {
-        uint64_t v = hc_newer(six[k].tag, six[k].occ, 1);
-        hc_name(six[k].tag, b, &name, &id);
-        instance(w, id, name);
-        value64(w, newer ? v : v - hc_delta(six[k].tag, six[k].occ, 1));
-    }
-    multi_instances_end(w, mi, (uint32_t)n6);
-    block_end(w, blk);
-    blk = block_begin(w, 4);
-    mi = multi_instances_begin(w);
-    for (k = 0; k < n4; k++) {
-        uint64_t v = hc_newer(four[k].tag, four[k].occ, 2);
-        hc_name(four[k].tag, b, &name, &id);
-        instance(w, id, name);
-        value64(w, newer ? v : v - hc_delta(four[k].tag, four[k].occ, 2));
-    }
-    multi_instances_end(w, mi, (uint32_t)n4);
-    block_end(w, blk);
+    hc_block(w, newer, b, 6, six, n6);
+    hc_block(w, newer, b, 4, four, n4);
     data_end(w, 2);
 }
 

@@ -377,19 +377,6 @@ static void test_item_is_element(void)
             }
 }
 
-static void put32(uint8_t *p, uint32_t v)
-{
-    p[0] = (uint8_t)v;
-    p[1] = (uint8_t)(v >> 8);
-    p[2] = (uint8_t)(v >> 16);
-    p[3] = (uint8_t)(v >> 24);
-}
-
-static uint32_t ld32le(const uint8_t *p)
-{
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
 /* ---- the iterators: the header's inline fast paths and their functions - */
 
 /* A data buffer of blocks of type 1, 2 (3 counters), 4 (3 instances), 6 (3
@@ -633,15 +620,15 @@ static void test_iterator_twins(void)
      * _PERF_COUNTER_DATA fits): the batch readers of the type 2 block and of
      * the type 6 block (its first instance) return the error the value
      * iterator meets there. */
-    put32(odd + b2.body + 16 + 4, 8);
+    tl_put32le(odd + b2.body + 16 + 4, 8);
     pcq_block_values(&dn, &b2, &it);
     rc = pcq_values_next(&it, &v) == 1 ? pcq_values_next(&it, &v) : 1;
     TL_CHECK(rc < 0 && it.err.offset == b2.body + 16, "a changed value: %s at %zu", pcq_status_name(rc),
              it.err.offset);
     TL_CHECK(pcq_block_columns_u64(&dn, &b2, out, 9, &count) == rc, "columns of the type 2 block: %s",
              pcq_status_name(rc));
-    first = b6.body + ld32le(odd + b6.body); /* instance 0's values */
-    put32(odd + first + 16 + 4, 8);
+    first = b6.body + tl_ld32le(odd + b6.body); /* instance 0's values */
+    tl_put32le(odd + first + 16 + 4, 8);
     pcq_block_instances(&dn, &b6, &it);
     rc = pcq_instances_of_block_next(&it, &x);
     TL_CHECK(rc < 0 && it.err.offset == first + 16, "a changed instance value: %s at %zu",
@@ -655,13 +642,13 @@ static void test_iterator_twins(void)
      * longer by 7 units over what was its first value, the NUL and padding
      * after them): its values now run past the block's end, where the
      * iterator stops: fewer values there than dwCounters says. */
-    put32(odd + first + 16 + 4, 16);
+    tl_put32le(odd + first + 16 + 4, 16);
     memset(&x, 0, sizeof x);
     pcq_block_instances(&dn, &b6, &it);
     pcq_instances_of_block_next(&it, &x);
     pcq_instances_of_block_next(&it, &x);
     first = x.values_end; /* the last instance */
-    put32(odd + first, ld32le(odd + first) + 16);
+    tl_put32le(odd + first, tl_ld32le(odd + first) + 16);
     memset(odd + first + 26, 'x', 14);
     memset(odd + first + 40, 0, 8);
     pcq_block_instances(&dn, &b6, &it);
@@ -685,24 +672,24 @@ static void test_not_canonical(void)
     pcq_error e;
     int rc;
     memset(b, 0, sizeof b);
-    put32(b, 72);
-    put32(b + 4, 1);
-    put32(b + 52, 4);  /* dwType */
-    put32(b + 56, 24); /* dwSize */
-    put32(b + 64, 8);  /* _PERF_MULTI_INSTANCES.dwTotalSize: itself */
-    put32(b + 68, PCQ_MAX_INSTANCES + 1u);
+    tl_put32le(b, 72);
+    tl_put32le(b + 4, 1);
+    tl_put32le(b + 52, 4);  /* dwType */
+    tl_put32le(b + 56, 24); /* dwSize */
+    tl_put32le(b + 64, 8);  /* _PERF_MULTI_INSTANCES.dwTotalSize: itself */
+    tl_put32le(b + 68, PCQ_MAX_INSTANCES + 1u);
     rc = pcq_decode_data(b, 72, NULL, &d, &e);
     TL_CHECK(rc == PCQ_ERR_TRUNCATED && e.offset == 68, "instances past the cap: %s at %zu",
              pcq_status_name(rc), e.offset);
 
     memset(b, 0, sizeof b);
-    put32(b, 96);
-    put32(b + 4, 2);
-    put32(b + 52, 2);  /* dwType */
-    put32(b + 56, 32); /* dwSize */
-    put32(b + 64, 24); /* _PERF_MULTI_COUNTERS.dwSize: 8 + 4 x 4 */
-    put32(b + 68, 4);
-    put32(b + 88, 16); /* an error block */
+    tl_put32le(b, 96);
+    tl_put32le(b + 4, 2);
+    tl_put32le(b + 52, 2);  /* dwType */
+    tl_put32le(b + 56, 32); /* dwSize */
+    tl_put32le(b + 64, 24); /* _PERF_MULTI_COUNTERS.dwSize: 8 + 4 x 4 */
+    tl_put32le(b + 68, 4);
+    tl_put32le(b + 88, 16); /* an error block */
     rc = pcq_decode_data(b, sizeof b, NULL, &d, &e);
     TL_CHECK(rc == PCQ_ERR_EXCEEDS_CONTAINER && e.offset == 64, "ids past their block: %s at %zu",
              pcq_status_name(rc), e.offset);
@@ -711,8 +698,8 @@ static void test_not_canonical(void)
      * (a bare header claiming 4 GiB): TRUNCATED, not LIMIT (docs/validation.md,
      * "Counts"). */
     memset(b, 0, sizeof b);
-    put32(b, 0xFFFFFFF0u);
-    put32(b + 4, PCQ_MAX_COUNTERS + 1u);
+    tl_put32le(b, 0xFFFFFFF0u);
+    tl_put32le(b + 4, PCQ_MAX_COUNTERS + 1u);
     rc = pcq_decode_data(b, 48, NULL, &d, &e);
     TL_CHECK(rc == PCQ_ERR_TRUNCATED && e.offset == 4, "blocks past the cap, no input for them: %s at %zu",
              pcq_status_name(rc), e.offset);
@@ -724,9 +711,9 @@ static void test_not_canonical(void)
         size_t nb = (size_t)PCQ_MAX_COUNTERS + 1, len = 48 + 16 * nb, i;
         uint8_t *big = (uint8_t *)calloc(len, 1);
         if (TL_CHECK(big != NULL, "%zu bytes", len)) {
-            put32(big, (uint32_t)len);
-            put32(big + 4, (uint32_t)nb);
-            for (i = 0; i < nb; i++) put32(big + 48 + 16 * i + 8, 16); /* dwSize 16, dwType 0 */
+            tl_put32le(big, (uint32_t)len);
+            tl_put32le(big + 4, (uint32_t)nb);
+            for (i = 0; i < nb; i++) tl_put32le(big + 48 + 16 * i + 8, 16); /* dwSize 16, dwType 0 */
             rc = pcq_decode_data(big, len, NULL, &d, &e);
             TL_CHECK(rc == PCQ_ERR_LIMIT && e.offset == 4, "blocks past the cap: %s at %zu",
                      pcq_status_name(rc), e.offset);
@@ -814,19 +801,19 @@ static void test_unaligned_instance(void)
     pcq_error e;
     int rc;
     memset(b, 0, sizeof b);
-    put32(b, 120);
-    put32(b + 4, 1);
-    put32(b + 52, 6);
-    put32(b + 56, 72);
-    put32(b + 64, 8);  /* _PERF_MULTI_COUNTERS: no counters */
-    put32(b + 72, 48); /* _PERF_MULTI_INSTANCES: 2 */
-    put32(b + 76, 2);
-    put32(b + 80, 20); /* "ab", Size 20 */
-    put32(b + 84, 1);
+    tl_put32le(b, 120);
+    tl_put32le(b + 4, 1);
+    tl_put32le(b + 52, 6);
+    tl_put32le(b + 56, 72);
+    tl_put32le(b + 64, 8);  /* _PERF_MULTI_COUNTERS: no counters */
+    tl_put32le(b + 72, 48); /* _PERF_MULTI_INSTANCES: 2 */
+    tl_put32le(b + 76, 2);
+    tl_put32le(b + 80, 20); /* "ab", Size 20 */
+    tl_put32le(b + 84, 1);
     b[88] = 'a';
     b[90] = 'b';
-    put32(b + 100, 16); /* "c" at 100 */
-    put32(b + 104, 2);
+    tl_put32le(b + 100, 16); /* "c" at 100 */
+    tl_put32le(b + 104, 2);
     b[108] = 'c';
     memset(&o, 0, sizeof o);
     o.on_diag = on_unaligned;
@@ -863,20 +850,20 @@ static void test_small_things(void)
 
     /* A PERF_MULTI_COUNTERS block with ids 7 and 9 and values 100 (4 bytes), 200 (8). */
     memset(data, 0, sizeof data);
-    put32(data, 112);
-    put32(data + 4, 1);
-    put32(data + 52, 2);  /* dwType */
-    put32(data + 56, 64); /* dwSize */
-    put32(data + 64, 16); /* _PERF_MULTI_COUNTERS.dwSize */
-    put32(data + 68, 2);
-    put32(data + 72, 7);
-    put32(data + 76, 9);
-    put32(data + 80, 4);
-    put32(data + 84, 16);
-    put32(data + 88, 100);
-    put32(data + 96, 8);
-    put32(data + 100, 16);
-    put32(data + 104, 200);
+    tl_put32le(data, 112);
+    tl_put32le(data + 4, 1);
+    tl_put32le(data + 52, 2);  /* dwType */
+    tl_put32le(data + 56, 64); /* dwSize */
+    tl_put32le(data + 64, 16); /* _PERF_MULTI_COUNTERS.dwSize */
+    tl_put32le(data + 68, 2);
+    tl_put32le(data + 72, 7);
+    tl_put32le(data + 76, 9);
+    tl_put32le(data + 80, 4);
+    tl_put32le(data + 84, 16);
+    tl_put32le(data + 88, 100);
+    tl_put32le(data + 96, 8);
+    tl_put32le(data + 100, 16);
+    tl_put32le(data + 104, 200);
     TL_CHECK(pcq_decode_data(data, sizeof data, NULL, NULL, NULL) == PCQ_OK, "decode without out");
     TL_CHECK(pcq_decode_data(data, sizeof data, NULL, &d, NULL) == PCQ_OK, "decode");
     pcq_data_blocks(&d, &it);
@@ -889,7 +876,7 @@ static void test_small_things(void)
     TL_CHECK(pcq_values_read(NULL, r, 4) == 0 && pcq_values_read(&it, NULL, 4) == 0, "NULL arguments");
 
     memset(cset, 0, sizeof cset);
-    put32(cset + 20, 100); /* DetailLevel */
+    tl_put32le(cset + 20, 100); /* DetailLevel */
     TL_CHECK(pcq_decode_counterset_info(cset, sizeof cset, NULL, NULL, NULL) == PCQ_OK &&
                  pcq_decode_counter_info(data, 48, NULL, NULL, NULL) == PCQ_OK &&
                  pcq_decode_strings(data + 64, 16, NULL, NULL, NULL) == PCQ_ERR_TRUNCATED &&

@@ -313,14 +313,6 @@ static void test_string_texts(void)
     for (seed = 1; seed <= 3; seed++) check_texts(PCQ_PAIR_CHECK_MAX + 3, seed, 0, 0, SCRATCH_NONE, 1);
 }
 
-static void put32le(uint8_t *p, uint32_t v)
-{
-    p[0] = (uint8_t)v;
-    p[1] = (uint8_t)(v >> 8);
-    p[2] = (uint8_t)(v >> 16);
-    p[3] = (uint8_t)(v >> 24);
-}
-
 /* Two string blocks built by hand for the dwOffset convention (D4):
  * - one entry whose offset reads well both ways: from the block (16, the
  *   area's start) and from the area (32); both texts end at one NUL at
@@ -339,10 +331,10 @@ static void test_string_conventions(void)
     int rc;
 
     memset(b, 0, sizeof b);
-    put32le(b, 40);
-    put32le(b + 4, 1);
-    put32le(b + 8, 1);
-    put32le(b + 12, 16);
+    tl_put32le(b, 40);
+    tl_put32le(b + 4, 1);
+    tl_put32le(b + 8, 1);
+    tl_put32le(b + 12, 16);
     for (i = 16; i < 38; i += 2) b[i] = 'a'; /* 11 units, then the NUL at 38 */
     rc = pcq_decode_strings(b, 40, NULL, &s, &err);
     TL_CHECK(rc == PCQ_OK && s.convention == PCQ_STROFF_WIN32 && pcq_strings_get(&s, 0, &e) == PCQ_OK &&
@@ -352,18 +344,18 @@ static void test_string_conventions(void)
     TL_CHECK(pcq_decode_strings(b, 40, NULL, NULL, NULL) == PCQ_OK, "the same without an out-parameter");
 
     memset(b, 0, sizeof b);
-    put32le(b, sizeof b);
-    put32le(b + 4, 257);
+    tl_put32le(b, sizeof b);
+    tl_put32le(b + 4, 257);
     for (i = 0; i < 257; i++) {
-        put32le(b + 8 + 8 * i, 0x01010101u);
-        put32le(b + 12 + 8 * i, i == 0 ? 2064u : 0xFFFFFFFFu); /* 2064: the area's end (8 + 257 x 8) */
+        tl_put32le(b + 8 + 8 * i, 0x01010101u);
+        tl_put32le(b + 12 + 8 * i, i == 0 ? 2064u : 0xFFFFFFFFu); /* 2064: the area's end (8 + 257 x 8) */
     }
     memset(b + 2064, 1, 6); /* three U+0101, then the NUL */
     rc = pcq_decode_strings(b, sizeof b, NULL, &s, &err);
     TL_CHECK(rc == PCQ_OK && s.convention == PCQ_STROFF_WIN32 && pcq_strings_get(&s, 0, &e) == PCQ_OK &&
                  e.text_offset == 2064 && e.text.len == 6,
              "no NUL at an odd offset: %s at %zu", pcq_status_name(rc), err.offset);
-    put32le(b + 20, 2065u);
+    tl_put32le(b + 20, 2065u);
     rc = pcq_decode_strings(b, sizeof b, NULL, &s, &err);
     TL_CHECK(rc == PCQ_ERR_NO_NUL && err.offset == 2065, "a text at an odd offset: %s at %zu",
              pcq_status_name(rc), err.offset);
@@ -407,17 +399,17 @@ static void test_bulk_edges(void)
     int ra, rc;
 
     memset(b, 0, sizeof b); /* type 2: 4 ids, 4 values */
-    put32le(b, 152);
-    put32le(b + 4, 1);
-    put32le(b + 52, 2);
-    put32le(b + 56, 104);
-    put32le(b + 64, 24);
-    put32le(b + 68, 4);
+    tl_put32le(b, 152);
+    tl_put32le(b + 4, 1);
+    tl_put32le(b + 52, 2);
+    tl_put32le(b + 56, 104);
+    tl_put32le(b + 64, 24);
+    tl_put32le(b + 68, 4);
     for (k = 0; k < 4; k++) {
-        put32le(b + 72 + 4 * k, (uint32_t)k + 1);
-        put32le(b + 88 + 16 * k, 4);
-        put32le(b + 92 + 16 * k, 16);
-        put32le(b + 96 + 16 * k, (uint32_t)k * 10);
+        tl_put32le(b + 72 + 4 * k, (uint32_t)k + 1);
+        tl_put32le(b + 88 + 16 * k, 4);
+        tl_put32le(b + 92 + 16 * k, 16);
+        tl_put32le(b + 96 + 16 * k, (uint32_t)k * 10);
     }
     ra = walk_data(b, 82, 0, &w, &a, &na); /* cut in the third id */
     rc = walk_data(b, 82, PCQ_BULK, &wb, &c, &nc);
@@ -432,18 +424,18 @@ static void test_bulk_edges(void)
     TL_CHECK(pcq_walk_next(&wb, &c) == 0 && pcq_walk_next(&wb, &c) == 0, "bulk: the walk stays at its end");
 
     memset(b, 0, sizeof b); /* type 1, a 4-byte value in a 12-byte record; type 1, a canonical record */
-    put32le(b, 108);
-    put32le(b + 4, 2);
-    put32le(b + 52, 1);
-    put32le(b + 56, 28);
-    put32le(b + 64, 4);
-    put32le(b + 68, 12);
-    put32le(b + 72, 7);
-    put32le(b + 80, 1);
-    put32le(b + 84, 32);
-    put32le(b + 92, 8);
-    put32le(b + 96, 16);
-    put32le(b + 100, 9);
+    tl_put32le(b, 108);
+    tl_put32le(b + 4, 2);
+    tl_put32le(b + 52, 1);
+    tl_put32le(b + 56, 28);
+    tl_put32le(b + 64, 4);
+    tl_put32le(b + 68, 12);
+    tl_put32le(b + 72, 7);
+    tl_put32le(b + 80, 1);
+    tl_put32le(b + 84, 32);
+    tl_put32le(b + 92, 8);
+    tl_put32le(b + 96, 16);
+    tl_put32le(b + 100, 9);
     rc = walk_data(b, 108, PCQ_BULK, &wb, &c, &nc);
     if (TL_CHECK(rc == 0 && nc == 3 && c.type == PCQ_S_COUNTER_HEADER && c.offset == 76 && c.values == 92 &&
                      c.nvalues == 1 && !c.values_fast,
@@ -454,21 +446,21 @@ static void test_bulk_edges(void)
     }
 
     memset(b, 0, sizeof b); /* type 6, one counter, one instance of a 20-unit name */
-    put32le(b, 160);
-    put32le(b + 4, 1);
-    put32le(b + 52, 6);
-    put32le(b + 56, 112);
-    put32le(b + 64, 16);
-    put32le(b + 68, 1);
-    put32le(b + 72, 5);  /* the counter id, 4 bytes of padding */
-    put32le(b + 80, 80); /* _PERF_MULTI_INSTANCES */
-    put32le(b + 84, 1);
-    put32le(b + 88, 56); /* Size: 8 + 40 + 2, padded */
-    put32le(b + 92, 3);
+    tl_put32le(b, 160);
+    tl_put32le(b + 4, 1);
+    tl_put32le(b + 52, 6);
+    tl_put32le(b + 56, 112);
+    tl_put32le(b + 64, 16);
+    tl_put32le(b + 68, 1);
+    tl_put32le(b + 72, 5);  /* the counter id, 4 bytes of padding */
+    tl_put32le(b + 80, 80); /* _PERF_MULTI_INSTANCES */
+    tl_put32le(b + 84, 1);
+    tl_put32le(b + 88, 56); /* Size: 8 + 40 + 2, padded */
+    tl_put32le(b + 92, 3);
     for (k = 0; k < 20; k++) b[96 + 2 * k] = (uint8_t)('a' + k);
-    put32le(b + 144, 4);
-    put32le(b + 148, 16);
-    put32le(b + 152, 77);
+    tl_put32le(b + 144, 4);
+    tl_put32le(b + 148, 16);
+    tl_put32le(b + 152, 77);
     ra = walk_data(b, 160, 0, &w, &a, &na);
     rc = walk_data(b, 160, PCQ_BULK, &wb, &c, &nc);
     TL_CHECK(ra == 0 && rc == 0 && a.type == PCQ_S_COUNTER_DATA && c.type == PCQ_S_DATA_INSTANCE &&

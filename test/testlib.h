@@ -19,6 +19,7 @@
 #define PCQ_TESTLIB_H
 
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #if defined(__GNUC__) || defined(__clang__)
@@ -26,6 +27,21 @@
 #else
 #define TL_PRINTF(fmt, args)
 #endif
+
+/* Buffers built by hand, byte by byte: a 32-bit field in the wire's order
+ * (little-endian), on any host. */
+static inline void tl_put32le(uint8_t *p, uint32_t v)
+{
+    p[0] = (uint8_t)v;
+    p[1] = (uint8_t)(v >> 8);
+    p[2] = (uint8_t)(v >> 16);
+    p[3] = (uint8_t)(v >> 24);
+}
+
+static inline uint32_t tl_ld32le(const uint8_t *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
 
 typedef struct tl_state {
     unsigned long passed, failed;
