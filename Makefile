@@ -82,7 +82,7 @@ DEMO_PREFERRED := vectors/data/processor-information.hex
 DEMO ?= $(firstword $(wildcard $(DEMO_PREFERRED)) \
                     $(patsubst %.json,%.hex,$(wildcard vectors/data/*.json)))
 
-.PHONY: all build demo check check-variant check-cli check-cxx check-knobs check-format check-spdx install uninstall clean
+.PHONY: all build demo check check-variant check-cli check-cxx check-knobs check-tables check-format check-spdx install uninstall clean
 .DEFAULT_GOAL := all
 
 all: build demo
@@ -160,7 +160,7 @@ check:
 	      || echo "$$v (build): 0 passed, 1 failed" >> $(RESULTS); \
 	  done; \
 	done
-	@$(MAKE) --no-print-directory check-cxx check-knobs check-format check-spdx $(CHECK_EXTRA)
+	@$(MAKE) --no-print-directory check-cxx check-knobs check-tables check-format check-spdx $(CHECK_EXTRA)
 	@echo "== summary"
 	@awk '{ print "  " $$0 }' $(RESULTS)
 	@awk '{ p += $$(NF-3); f += $$(NF-1) } \
@@ -261,6 +261,24 @@ check-knobs:
 	  else \
 	    echo "$$(basename $(CC)) ($$knob): 0 passed, 1 failed" >> $(RESULTS); \
 	  fi; \
+	done
+
+# The walk's tests with a small set-wide table (PCQ_PAIR_CHECK_MAX): 1 (a
+# NUL map of one word and no summary) and 33 (one summary word), under the
+# sanitizers: every geometry of the string blocks' NUL map (D11).
+TABLES ?= 1 33
+check-tables:
+	@for n in $(TABLES); do \
+	  echo "== check: test_walk with PCQ_PAIR_CHECK_MAX=$$n"; \
+	  v=table$$n; log=build/$$v/test_walk.log; \
+	  if $(MAKE) --no-print-directory VARIANT=$$v SAN=1 CFLAGS="-O1 -g -DPCQ_PAIR_CHECK_MAX=$$n" \
+	       build/$$v/tests/test_walk > /dev/null && build/$$v/tests/test_walk > $$log 2>&1; then \
+	    line=$$(tail -n 1 $$log); \
+	  else \
+	    tail -n 5 $$log 2>/dev/null; line="0 passed, 1 failed"; \
+	  fi; \
+	  echo "$$line"; \
+	  echo "$$(basename $(CC)) test_walk (PCQ_PAIR_CHECK_MAX=$$n): $$line" >> $(RESULTS); \
 	done
 
 # The C sources against .clang-format (with clang-format 14; skipped, and

@@ -246,22 +246,43 @@ static PCQ_FORCE_INLINE uint64_t bad_values(const uint8_t *b, size_t at, size_t 
     return bad & ~(uint64_t)4;
 }
 
-/* Finds the UTF-16 NUL of a name in [pos, end): 2-byte units from pos, 8
- * bytes at a time, then one unit at a time in the word that has it.
- * Returns the offset of the NUL, or end when there is none. pos <= end. */
-static size_t find_nul16(const uint8_t *b, size_t pos, size_t end)
+/* The first zero unit of a word that has one (has_nul16(w) = z != 0): the
+ * lowest flag of z is exact (borrows only flag units above a zero one), so
+ * its unit index is the count of trailing zero bits / 16. */
+static size_t zero_unit(uint64_t z)
 {
+#if defined(__GNUC__)
+    return (size_t)__builtin_ctzll(z) >> 4;
+#else
+    return (size_t) !(z & 0x8000u) + !(z & 0x80008000u) + !(z & 0x800080008000u);
+#endif
+}
+
+/* Finds the UTF-16 NUL of a name in [pos, end): 2-byte units from pos, 8
+ * bytes at a time, the NUL in the word that has it by its flag, then the
+ * last units one at a time. Returns the offset of the NUL, or end when
+ * there is none. pos <= end. Inline where a text is measured per entry
+ * (map_text_end), a call elsewhere. */
+static PCQ_FORCE_INLINE size_t find_nul16_inline(const uint8_t *b, size_t pos, size_t end)
+{
+    uint64_t z;
     while (end - pos >= 16) { /* 16 bytes a turn while neither word has a zero unit */
         uint64_t x = ld64(b + pos), y = ld64(b + pos + 8);
         if ((((x - LANES_LO) & ~x) | ((y - LANES_LO) & ~y)) & LANES_HI) break;
         pos += 16;
     }
-    while (end - pos >= 8 && !has_nul16(ld64(b + pos))) pos += 8;
+    for (; end - pos >= 8; pos += 8)
+        if ((z = has_nul16(ld64(b + pos))) != 0) return pos + 2 * zero_unit(z);
     while (end - pos >= 2) {
         if (b[pos] == 0 && b[pos + 1] == 0) return pos;
         pos += 2;
     }
     return end;
+}
+
+static size_t find_nul16(const uint8_t *b, size_t pos, size_t end)
+{
+    return find_nul16_inline(b, pos, end);
 }
 
 static void read_guid_at(const uint8_t *p, pcq_guid *g)
@@ -1171,6 +1192,7 @@ typedef struct sblock {
     uint32_t n;      /* dwCounters */
     size_t area;     /* 8 + 8 n: where the strings may start */
     size_t after[2]; /* last_nuls() */
+    int ascending;   /* read_entries(): the offsets never decrease; -1: not known */
 } sblock;
 
 static uint32_t entry_offset(const sblock *s, uint32_t i)
@@ -1179,20 +1201,14 @@ static uint32_t entry_offset(const sblock *s, uint32_t i)
                 STRING_COUNTER_HEADER_dwOffset);
 }
 
-/* Where the last string of the block ends (after its NUL) when dwOffset
- * counts from `base`, or the area start when no string is present. The NUL
- * of a string starting at s is the first of its parity at or after s, so the
- * string with the greatest start of each parity ends last: two scans. Every
- * present entry must have been checked (reading_ok). */
-static size_t strings_end(const sblock *s, size_t base)
+/* Where the last string ends (after its NUL), from the greatest start of
+ * each parity (+ 1; 0: none), or the area start when no string is present.
+ * The NUL of a string starting at s is the first of its parity at or after
+ * s, so the string with the greatest start of each parity ends last: two
+ * scans. */
+static size_t last_end(const sblock *s, const size_t maxs[2])
 {
-    size_t maxs[2] = {0, 0}, end = s->area, e, k;
-    uint32_t i, off;
-    for (i = 0; i < s->n; i++) {
-        if ((off = entry_offset(s, i)) == PCQ_STRING_ABSENT) continue;
-        k = (base + off) % 2;
-        if (base + off + 1 > maxs[k]) maxs[k] = base + off + 1; /* + 1: 0 is "none" */
-    }
+    size_t end = s->area, e, k;
     for (k = 0; k < 2; k++) {
         if (!maxs[k]) continue;
         e = find_nul16(s->b, maxs[k] - 1, s->size) + NUL16_SIZE;
@@ -1201,22 +1217,67 @@ static size_t strings_end(const sblock *s, size_t base)
     return end;
 }
 
-/* A reading of dwOffset (from `base`) is consistent when every present
- * entry's string starts inside the string area and has its NUL before
- * dwSize, and the last string ends within 8 bytes of dwSize (D6). */
-static int reading_ok(const sblock *s, size_t base, size_t *min_start)
+/* Where the last string ends when dwOffset counts from `base`. Every
+ * present entry must have been checked (read_entries). */
+static size_t strings_end(const sblock *s, size_t base)
 {
+    size_t maxs[2] = {0, 0}, k;
     uint32_t i, off;
-    size_t start;
-    *min_start = (size_t)-1;
     for (i = 0; i < s->n; i++) {
         if ((off = entry_offset(s, i)) == PCQ_STRING_ABSENT) continue;
-        if (off >= s->size - base) return 0;
-        start = base + off;
-        if (start < s->area || start >= s->after[start % 2]) return 0;
-        if (start < *min_start) *min_start = start;
+        k = (base + off) % 2;
+        if (base + off + 1 > maxs[k]) maxs[k] = base + off + 1;
     }
-    return s->size - strings_end(s, base) < 8;
+    return last_end(s, maxs);
+}
+
+/* The two readings of dwOffset, from the block ([0], Win32) and from the
+ * area ([1], the spec), and what else the entries say, in one pass over
+ * them. A reading is consistent (ok) when every present entry's string
+ * starts inside the string area and has its NUL before dwSize, and the last
+ * string ends within 8 bytes of dwSize (D6). */
+typedef struct readings {
+    int ok[2];
+    size_t min_start[2]; /* the smallest start */
+    size_t end[2];       /* where the last string ends, when ok */
+    uint32_t min;        /* the smallest dwOffset (PCQ_STRING_ABSENT: none present) */
+    int ascending;       /* the present entries' dwOffsets never decrease */
+} readings;
+
+/* One reading's check of an entry at off (from base), for read_entries. */
+static PCQ_FORCE_INLINE void read_entry(const sblock *s, uint32_t off, size_t base, int *ok,
+                                        size_t *min_start, size_t maxs[2])
+{
+    size_t start = base + off;
+    if (off >= s->size - base || start < s->area || start >= s->after[start % 2]) {
+        *ok = 0;
+        return;
+    }
+    if (start < *min_start) *min_start = start;
+    if (start + 1 > maxs[start % 2]) maxs[start % 2] = start + 1; /* + 1: 0 is "none" */
+}
+
+static void read_entries(const sblock *s, readings *rs)
+{
+    size_t maxs0[2] = {0, 0}, maxs1[2] = {0, 0}, min0 = (size_t)-1, min1 = (size_t)-1;
+    uint32_t i, off, prev = 0, min = PCQ_STRING_ABSENT;
+    int ok0 = 1, ok1 = 1, ascending = 1;
+    for (i = 0; i < s->n; i++) {
+        if ((off = entry_offset(s, i)) == PCQ_STRING_ABSENT) continue;
+        ascending &= off >= prev;
+        prev = off;
+        if (off < min) min = off;
+        if (ok0) read_entry(s, off, 0, &ok0, &min0, maxs0);
+        if (ok1) read_entry(s, off, s->area, &ok1, &min1, maxs1);
+    }
+    rs->min = min;
+    rs->ascending = ascending;
+    rs->min_start[0] = min0;
+    rs->min_start[1] = min1;
+    rs->end[0] = ok0 ? last_end(s, maxs0) : 0;
+    rs->end[1] = ok1 ? last_end(s, maxs1) : 0;
+    rs->ok[0] = ok0 && s->size - rs->end[0] < 8;
+    rs->ok[1] = ok1 && s->size - rs->end[1] < 8;
 }
 
 /* The convention of a block (docs/decisions.md D4). Both readings are
@@ -1224,17 +1285,14 @@ static int reading_ok(const sblock *s, size_t base, size_t *min_start)
  * (both cannot, but the one that starts its strings at the area would). When
  * neither holds, the smallest offset decides as before (spec iff below the
  * area), and the walk then reports what breaks under that reading. */
-static pcq_str_convention decide_convention(const sblock *s)
+static pcq_str_convention decide_convention(const sblock *s, const readings *rs)
 {
-    size_t min_w, min_s;
-    int win32 = reading_ok(s, 0, &min_w), spec = reading_ok(s, s->area, &min_s);
-    uint32_t i, off, min = PCQ_STRING_ABSENT;
-    for (i = 0; i < s->n; i++)
-        if ((off = entry_offset(s, i)) < min) min = off;
-    if (min == PCQ_STRING_ABSENT) return PCQ_STROFF_NONE;
-    if (win32 && spec) return min_s == s->area && min_w != s->area ? PCQ_STROFF_SPEC : PCQ_STROFF_WIN32;
-    if (win32 || spec) return win32 ? PCQ_STROFF_WIN32 : PCQ_STROFF_SPEC;
-    return (size_t)min < s->area ? PCQ_STROFF_SPEC : PCQ_STROFF_WIN32;
+    if (rs->min == PCQ_STRING_ABSENT) return PCQ_STROFF_NONE;
+    if (rs->ok[0] && rs->ok[1])
+        return rs->min_start[1] == s->area && rs->min_start[0] != s->area ? PCQ_STROFF_SPEC
+                                                                          : PCQ_STROFF_WIN32;
+    if (rs->ok[0] || rs->ok[1]) return rs->ok[0] ? PCQ_STROFF_WIN32 : PCQ_STROFF_SPEC;
+    return (size_t)rs->min < s->area ? PCQ_STROFF_SPEC : PCQ_STROFF_WIN32;
 }
 
 static size_t convention_base(const sblock *s, pcq_str_convention c)
@@ -1264,16 +1322,18 @@ static void strings_prepare(rd *r, const sblock *s, size_t base)
     pcq_walk *w = r->w;
     set_ctx c;
     uint32_t i, n = 0, k, off, prev = 0;
-    int ascending = 1;
+    int ascending = s->ascending;
     w->set_checks = 0;
     w->nsorted = 0;
-    w->batch = 0;
+    w->chunk = 0;
     w->memo[0] = w->memo[1] = w->memo[2] = w->memo[3] = 0;
-    for (i = 0; i < s->n; i++) {
-        if ((off = entry_offset(s, i)) == PCQ_STRING_ABSENT) continue;
-        ascending &= off >= prev;
-        prev = off;
-        n++;
+    if (ascending < 0) { /* not known yet (set_prepare): do the present entries' offsets ascend? */
+        for (i = 0; i < s->n; i++) {
+            if ((off = entry_offset(s, i)) == PCQ_STRING_ABSENT) continue;
+            if (off < prev) break;
+            prev = off;
+        }
+        ascending = i == s->n;
     }
     w->set_checks = 2; /* 2: ascending, no table */
     if (ascending) return;
@@ -1301,41 +1361,109 @@ static void strings_prepare(rd *r, const sblock *s, size_t base)
     w->set_checks = 1;
 }
 
-/* The NUL of entry i's text when the block had no room to be measured
- * whole (more than PCQ_PAIR_CHECK_MAX entries out of order, scratch too
- * small): the walk's table measures PCQ_PAIR_CHECK_MAX entries at a time, in
- * order of their starts, when the walk reaches the first of them. A batch
- * scans each byte of the block at most once for each parity, so a block of n
- * entries costs at most 1 + n / PCQ_PAIR_CHECK_MAX such scans in all,
- * however its entries share text (D11); with scratch, one. */
-static size_t batch_text_end(pcq_walk *w, const uint8_t *b, size_t size, size_t base, uint32_t i)
+/* ---- the NUL map: texts measured without room to sort their entries ---- */
+
+/* A string block of more entries than the walk's table, out of order, and no
+ * scratch: the walk measures each text with a map of where the NULs are,
+ * made in one pass the first time it needs it. The block is cut into chunks
+ * of `chunk` bytes (a multiple of 8: the smallest for which the table has a
+ * bit a chunk); for each parity, bit c says that a NUL of that parity
+ * starts in chunk c, and a summary bit says which words of those bits are
+ * not zero. A text's NUL is then found by scanning the rest of its chunk,
+ * then the summary and two words of the map, and the chunk that has it: at
+ * most two chunks and 1/33 of the table an entry, however the entries share
+ * text (D11). Per parity the table holds n1 words of chunk bits, then n2
+ * summary words (n1 <= 32 n2). */
+#define MAP_NONE ((size_t)-1)
+
+static void map_geometry(size_t *n1, size_t *n2)
 {
-    uint32_t first = i - i % PCQ_PAIR_CHECK_MAX, n = ld32(b + STRING_BUFFER_HEADER_dwCounters), j, k, m = 0;
-    uint32_t *lens = w->table + PCQ_PAIR_CHECK_MAX;
-    uint32_t off;
-    set_ctx c;
-    if (w->batch != (size_t)first + 1) {
-        n = n - first < PCQ_PAIR_CHECK_MAX ? n - first : PCQ_PAIR_CHECK_MAX;
-        for (j = first; j < first + n; j++) {
-            off = ld32(b + STRING_BUFFER_HEADER_SIZE + (size_t)j * STRING_COUNTER_HEADER_SIZE +
-                       STRING_COUNTER_HEADER_dwOffset);
-            if (off != PCQ_STRING_ABSENT && off < size - base) w->table[m++] = j; /* base <= size */
+    *n2 = PCQ_PAIR_CHECK_MAX >= 2 ? (PCQ_PAIR_CHECK_MAX + 32) / 33 : 0;
+    *n1 = PCQ_PAIR_CHECK_MAX - *n2;
+}
+
+static unsigned ctz32(uint32_t x) /* x != 0 */
+{
+#if defined(__GNUC__)
+    return (unsigned)__builtin_ctz(x);
+#else
+    unsigned n = 0;
+    for (; !(x & 1u); x >>= 1) n++;
+    return n;
+#endif
+}
+
+/* Where a scan of the chunk from at stops: its end, or the block's. */
+static size_t chunk_end(size_t at, size_t chunk, size_t size)
+{
+    return size - at > chunk ? at + chunk : size;
+}
+
+/* One pass: each chunk's words give its even units, and with the next
+ * byte its odd ones (a unit must fit before size); then the summary. */
+static void map_build(pcq_walk *w, const uint8_t *b, size_t size)
+{
+    uint32_t *l1 = w->table;
+    size_t n1, n2, c, i, p, at = 0, end, chunk;
+    uint64_t even, odd, x;
+    map_geometry(&n1, &n2);
+    chunk = (size / (32 * n1) + 8) & ~(size_t)7; /* > size / bits: chunk c < bits */
+    memset(w->table, 0, sizeof w->table);
+    for (c = 0; at < size; c++, at = end) {
+        end = chunk_end(at, chunk, size);
+        for (even = odd = 0; end - at >= 8 && size - at >= 9; at += 8) {
+            x = ld64(b + at);
+            even |= has_nul16(x);
+            odd |= has_nul16(x >> 8 | (uint64_t)b[at + 8] << 56);
         }
-        c.b = b;
-        c.strings = 1;
-        c.base = base;
-        c.size = size;
-        w->scratch = NULL;
-        if (m) set_sort(&c, w->table, lens, m);           /* lens: the sort's room until now */
-        for (j = 0; j < n; j++) lens[j] = (uint32_t)size; /* absent, or outside the block: the walk's error */
-        w->memo[0] = w->memo[1] = w->memo[2] = w->memo[3] = 0;
-        for (k = 0; k < m; k++) {
-            j = w->table[k];
-            lens[j - first] = (uint32_t)text_end(w, b, size, (size_t)set_key(&c, j));
-        }
-        w->batch = (size_t)first + 1;
+        for (; at < end && size - at >= 2; at++) /* the block's last bytes */
+            if (b[at] == 0 && b[at + 1] == 0) *(at % 2 ? &odd : &even) = 1;
+        l1[c / 32] |= (uint32_t)(even != 0) << (c % 32);
+        l1[PCQ_PAIR_CHECK_MAX + c / 32] |= (uint32_t)(odd != 0) << (c % 32);
     }
-    return lens[i - first];
+    for (p = 0; p < 2 * PCQ_PAIR_CHECK_MAX && n2; p += PCQ_PAIR_CHECK_MAX)
+        for (i = 0; i < (c + 31) / 32; i++) l1[p + n1 + i / 32] |= (uint32_t)(l1[p + i] != 0) << (i % 32);
+    w->chunk = chunk;
+}
+
+/* The first chunk at or after c with its bit set, or MAP_NONE: the rest
+ * of c's word, then the summary (a bit a word; n1 > 1 means n2 > 0). */
+static size_t map_next(const uint32_t *l1, size_t n1, size_t c)
+{
+    size_t i = c / 32;
+    uint32_t x = i < n1 ? l1[i] >> (c % 32) : 0;
+    if (x) return c + ctz32(x);
+    for (i++; i < n1 && (x = l1[n1 + i / 32] >> (i % 32)) == 0;) i = (i / 32 + 1) * 32;
+    if (PCQ_NEVER(i >= n1)) return MAP_NONE;
+    i += ctz32(x);
+    return i * 32 + ctz32(l1[i]);
+}
+
+/* What text_end says (the first NUL at or after start, of its parity, or
+ * size), from the map, in any order of start. The last text measured of each
+ * parity is remembered, as text_end does: a start inside it ends where it
+ * ends, and a start a little before it needs only the bytes up to it. */
+static size_t map_text_end(pcq_walk *w, const uint8_t *b, size_t size, size_t start)
+{
+    size_t p = start % 2, *from = &w->memo[p], *nul = &w->memo[2 + p], n1, n2, at, c, end, q;
+    if (*nul && start <= *nul && start < *from && *from - start <= 2 * w->chunk) {
+        q = find_nul16_inline(b, start, *from); /* just before the last text of its parity: the gap decides */
+        if (q < *from) *nul = q;
+        *from = start;
+        return *nul;
+    }
+    if (*nul && start >= *from && start <= *nul) return *nul; /* inside the last text of its parity */
+    if (!w->chunk) map_build(w, b, size);
+    map_geometry(&n1, &n2);
+    *from = start;
+    c = start / w->chunk;
+    at = c * w->chunk + p; /* <= start: chunks start even */
+    end = chunk_end(at, w->chunk, size);
+    if ((*nul = find_nul16_inline(b, start, end)) < end) return *nul;
+    c = map_next(w->table + p * PCQ_PAIR_CHECK_MAX, n1, c + 1); /* not MAP_NONE: start has a NUL (aux) */
+    if (PCQ_NEVER(c == MAP_NONE)) return *nul = size;
+    at = c * w->chunk + p;
+    return *nul = find_nul16_inline(b, at, chunk_end(at, w->chunk, size));
 }
 
 /* The set-wide checks of a counterset (its counters must all be in the
@@ -1354,6 +1482,7 @@ static void set_prepare(rd *r, int type)
     sb.size = ld32(r->b + STRING_BUFFER_HEADER_dwSize);
     sb.n = ld32(r->b + STRING_BUFFER_HEADER_dwCounters);
     sb.area = STRING_BUFFER_HEADER_SIZE + (size_t)sb.n * STRING_COUNTER_HEADER_SIZE;
+    sb.ascending = -1;
     strings_prepare(r, &sb, r->w->aux[2]);
 }
 
@@ -1916,7 +2045,7 @@ static void counted(frame *f, uint32_t left, unsigned flags, size_t count_at, co
  * when the input ran out first, its size: TRUNCATED); 8 or more unused bytes
  * after its last item blame its size (D6). Frames without a count run to
  * their end. */
-static int frame_more(rd *r, const frame *f)
+static PCQ_FORCE_INLINE int frame_more(rd *r, const frame *f)
 {
     if (!(f->flags & FL_COUNTED)) return f->pos < f->end;
     if (f->left > 0) {
@@ -2071,7 +2200,7 @@ static int step_entry(rd *r, frame *f, pcq_item *it)
         e->text_offset = start;
         if (!(w->mode & WALK_QUICK))
             e->text.len = (w->set_checks == 1    ? w->lens[f->index]
-                           : w->set_checks == -1 ? batch_text_end(w, r->b, size, base, f->index)
+                           : w->set_checks == -1 ? map_text_end(w, r->b, size, start)
                                                  : text_end(w, r->b, size, start)) -
                           start;
     }
@@ -2478,6 +2607,7 @@ static int root_strings_head(rd *r, frame *f, pcq_item *it)
     const char *size_what = STRING_BUFFER_HEADER_NAME ".dwSize";
     const char *count_what = STRING_BUFFER_HEADER_NAME ".dwCounters";
     sblock sb;
+    readings rs;
     frame *e;
     int rc;
     item_begin(it, PCQ_S_STRING_BUFFER_HEADER, f, 0);
@@ -2501,13 +2631,16 @@ static int root_strings_head(rd *r, frame *f, pcq_item *it)
     sb.n = s->num_counters;
     sb.area = STRING_BUFFER_HEADER_SIZE + (size_t)sb.n * STRING_COUNTER_HEADER_SIZE;
     last_nuls(r->b, sb.size, sb.after);
-    s->convention = decide_convention(&sb);
+    read_entries(&sb, &rs);
+    sb.ascending = rs.ascending;
+    s->convention = decide_convention(&sb, &rs);
     s->block.ptr = r->b;
     s->block.len = s->size;
     it->extent = s->size;
     r->w->aux[0] = sb.after[0];
     r->w->aux[1] = sb.after[1];
     r->w->aux[2] = convention_base(&sb, s->convention);
+    r->w->aux[3] = rs.ok[r->w->aux[2] != 0] ? rs.end[r->w->aux[2] != 0] : 0; /* root_strings_end needs it */
     /* the texts' ends (and with diagnostics the set-wide check) in linear
      * time: check_fields prepares them at dwCounters when it raises
      * diagnostics, here when it does not and the walk measures texts */
@@ -2531,9 +2664,10 @@ static int root_strings_end(rd *r, frame *f)
     sb.size = ld32(r->b + STRING_BUFFER_HEADER_dwSize);
     sb.n = ld32(r->b + STRING_BUFFER_HEADER_dwCounters);
     sb.area = STRING_BUFFER_HEADER_SIZE + (size_t)sb.n * STRING_COUNTER_HEADER_SIZE;
+    sb.ascending = -1;
     f->phase = R_DONE;
     if ((rc = strings_unreferenced(r, &sb, r->w->aux[2])) != 0) return rc;
-    if (sb.size - strings_end(&sb, r->w->aux[2]) >= 8)
+    if (sb.size - (r->w->aux[3] ? r->w->aux[3] : strings_end(&sb, r->w->aux[2])) >= 8)
         return rd_fail(r, PCQ_ERR_COUNT_MISMATCH, 0, STRING_BUFFER_HEADER_NAME ".dwSize");
     if (r->len > sb.size) return rd_diag(r, PCQ_DIAG_TRAILING_BYTES, sb.size, "after the string block");
     return STEP_DONE;
@@ -2603,7 +2737,7 @@ static int root_data(rd *r, frame *f, pcq_item *it)
     return STEP_ITEM;
 }
 
-static int step_root(rd *r, frame *f, pcq_item *it)
+static PCQ_NOINLINE int step_root(rd *r, frame *f, pcq_item *it)
 {
     pcq_walk *w = r->w;
     if (f->phase == R_DONE) return STEP_DONE;
@@ -2674,20 +2808,53 @@ static void item_cut(const pcq_walk *w, pcq_item *it)
 
 static int walk_step(pcq_walk *w, pcq_item *it);
 
+/* The next item of a list frame, as walk_step's loop would step it, without
+ * that loop's large stack frame; anything else (the list's end, a frame
+ * pushed) goes on in the loop. */
+static PCQ_NOINLINE int list_step(pcq_walk *w, frame *f, pcq_item *it)
+{
+    rd r;
+    int rc;
+    r.b = w->buf;
+    r.len = w->len;
+    r.err = &w->err;
+    r.w = w;
+    it->type = PCQ_S_NONE;
+    rc = step_list(&r, f, it);
+    if (rc == STEP_ITEM) return 1;
+    if (rc < 0) {
+        if (it->type == PCQ_S_NONE) item_clear(it);
+        item_cut(w, it);
+        return rc;
+    }
+    return walk_step(w, it);
+}
+
+/* PCQ_BULK: the next instance of a canonical block, checked and passed
+ * with its values in one go (a single pass's common case); one try a block,
+ * so that a hostile block pays it once, not an instance. */
+static PCQ_NOINLINE int bulk_step(pcq_walk *w, frame *f, pcq_item *it)
+{
+    rd r;
+    r.b = w->buf;
+    r.len = w->len;
+    r.err = &w->err;
+    r.w = w;
+    if (bulk_instance(&r, f, it)) return 1;
+    f->flags |= FL_SLOW;
+    return list_step(w, f, it);
+}
+
+/* Straight to the step the top frame needs: the root and a block's body
+ * through walk_step's loop, a list's item (the most of them) through
+ * list_step, a canonical instance under PCQ_BULK through bulk_step. */
 int pcq_walk_next(pcq_walk *w, pcq_item *it)
 {
     frame *f = w->nframes > 0 ? &w->frames[w->nframes - 1] : NULL;
-    if (!w->err.code && (w->mode & WALK_BULK) && f && f->kind == FR_DATA_INSTANCES && f->left &&
-        !(f->flags & FL_SLOW)) {
-        rd r;
-        r.b = w->buf;
-        r.len = w->len;
-        r.err = &w->err;
-        r.w = w;
-        if (bulk_instance(&r, f, it)) return 1; /* the common case of a single pass, straight */
-        f->flags |= FL_SLOW; /* one try a block: hostile blocks pay it once, not an instance */
-    }
-    return walk_step(w, it); /* kept apart: the bulk step above needs no large stack frame */
+    if (w->err.code || !f || f->kind == FR_ROOT || f->kind == FR_BODY) return walk_step(w, it);
+    if ((w->mode & WALK_BULK) && f->kind == FR_DATA_INSTANCES && f->left && !(f->flags & FL_SLOW))
+        return bulk_step(w, f, it);
+    return list_step(w, f, it);
 }
 
 static PCQ_NOINLINE int walk_step(pcq_walk *w, pcq_item *it)
@@ -2709,12 +2876,13 @@ static PCQ_NOINLINE int walk_step(pcq_walk *w, pcq_item *it)
     }
     while (w->nframes > 0) {
         f = &w->frames[w->nframes - 1];
-        item_clear(it);
+        it->type = PCQ_S_NONE; /* every step begins its item (item_begin) before it writes to it */
         rc = f->kind == FR_ROOT   ? step_root(&r, f, it)
              : f->kind == FR_BODY ? step_body(&r, f, it)
                                   : step_list(&r, f, it);
         if (rc == STEP_ITEM) return 1;
         if (rc < 0) {
+            if (it->type == PCQ_S_NONE) item_clear(it); /* a container's error: no structure yet */
             item_cut(w, it);
             return rc;
         }

@@ -37,7 +37,7 @@
  *                       entries use the walker's own table, 8 bytes an entry
  *                       (default 1024); larger sets need pcq_opts.scratch
  *                       (without it: checks skipped, string texts measured
- *                       PCQ_PAIR_CHECK_MAX entries at a time)
+ *                       with a map of the block's NULs in that table, D11)
  * and for pcq_calc.c: PCQ_NO_CALC (leave the evaluator out).
  */
 #ifndef PCQ_CODEC_H
@@ -751,7 +751,7 @@ typedef struct pcq_walk {
     pcq_item cut;      /* PCQ_BULK: the item an error found ahead cut (type 0: none) */
     size_t memo[4];    /* private: the last texts measured, by parity: start, NUL */
     uint32_t *lens;    /* private: the NUL of each string entry's text (sorted sets) */
-    size_t batch; /* private: without room for a string block, 1 + the first entry of the batch measured */
+    size_t chunk; /* private: without room to sort a string block, the bytes a bit of its NUL map covers */
     uint32_t table[2 * PCQ_PAIR_CHECK_MAX];
     pcq_error err;
 } pcq_walk;

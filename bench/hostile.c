@@ -115,6 +115,47 @@ static int build_strings_interleaved(hcase *h, size_t size)
     return 0;
 }
 
+/* n entries alternating between an even and an odd start in one text of
+ * size/2 bytes with no NUL of either parity before its end: each entry's
+ * NUL is as far as it can be at its parity, and both parities are measured
+ * (D11). */
+static int build_strings_parity(hcase *h, size_t size)
+{
+    size_t n = size / 16, hdr = 8 + 8 * n, text = (size - hdr - 8) & ~(size_t)1, i;
+    h->alen = (hdr + text + 4 + 7) & ~(size_t)7;
+    h->a = (uint8_t *)xmalloc(h->alen);
+    memset(h->a, 0, h->alen);
+    st32(h->a, (uint32_t)h->alen);
+    st32(h->a + 4, (uint32_t)n);
+    for (i = 0; i < n; i++) {
+        st32(h->a + 8 + 8 * i, (uint32_t)i);
+        st32(h->a + 12 + 8 * i, (uint32_t)(hdr + i % 2));
+    }
+    for (i = 0; i < text; i += 2) h->a[hdr + i] = 'A'; /* 'A' 0 'A' 0 ...: no zero unit at either parity */
+    return 0;
+}
+
+/* As many entries as the block holds, alternating between two texts of
+ * 254 bytes: each entry starts outside the last text measured of its
+ * parity, so each text is measured anew through the NUL map, and the
+ * entries, 8 bytes each, leave almost no bytes to pay for it. The worst
+ * string block found for the walk without scratch (D11). */
+static int build_strings_dense(hcase *h, size_t size)
+{
+    size_t text = 254, n = size / 8 - 8 - (2 * text + 8) / 8, hdr = 8 + 8 * n, i;
+    h->alen = (hdr + 2 * text + 4 + 7) & ~(size_t)7;
+    h->a = (uint8_t *)xmalloc(h->alen);
+    memset(h->a, 0, h->alen);
+    st32(h->a, (uint32_t)h->alen);
+    st32(h->a + 4, (uint32_t)n);
+    for (i = 0; i < n; i++) {
+        st32(h->a + 8 + 8 * i, (uint32_t)i);
+        st32(h->a + 12 + 8 * i, (uint32_t)(hdr + (i % 2) * (text + 2)));
+    }
+    for (i = 0; i < text; i += 2) h->a[hdr + i] = h->a[hdr + text + 2 + i] = 'A';
+    return 0;
+}
+
 /* n entries all pointing at one text of size/2 bytes (D11). */
 static int build_strings(hcase *h, size_t size)
 {
@@ -513,6 +554,10 @@ static hcase cases[] = {
     {.name = "strings-shared", .kind = PCQ_KIND_STRINGS, .modes = READERS, .build = build_strings,
      .expect = PCQ_OK, .expect_strict = PCQ_OK},
     {.name = "strings-interleaved", .kind = PCQ_KIND_STRINGS, .modes = READERS, .build = build_strings_interleaved,
+     .expect = PCQ_OK, .expect_strict = PCQ_OK},
+    {.name = "strings-parity", .kind = PCQ_KIND_STRINGS, .modes = READERS, .build = build_strings_parity,
+     .expect = PCQ_OK, .expect_strict = PCQ_OK},
+    {.name = "strings-dense", .kind = PCQ_KIND_STRINGS, .modes = READERS, .build = build_strings_dense,
      .expect = PCQ_OK, .expect_strict = PCQ_OK},
     {.name = "related-set", .kind = PCQ_KIND_COUNTERSET_INFO, .modes = READERS, .build = build_related,
      .expect = PCQ_OK, .expect_strict = PCQ_OK},

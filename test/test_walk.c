@@ -204,7 +204,8 @@ static void test_partial_item(void)
  * both parities, entries pointing into them anywhere, in an order mixed by
  * `seed`, every seventh entry absent, and orders that revisit an earlier
  * text (regression: measuring backwards from the last text measured took a
- * NUL that was not there). With `bad_last` the last entry starts past the
+ * NUL that was not there); order 3: long texts (a NUL every ~2,500 bytes), so
+ * that a text's NUL map (D11) skips whole words of it. With `bad_last` the last entry starts past the
  * block: the walk gives every entry before it, then its error. */
 static void count_diag(void *ctx, const pcq_diag *d)
 {
@@ -242,11 +243,12 @@ static void check_texts(uint32_t n, uint32_t seed, int order, int with_diags, in
      * and odd byte offsets (a lone byte shifts the parity now and then) */
     for (i = hdr; i + 4 < size; i++) {
         x = x * 1103515245u + 12345u;
-        b[i] = (x >> 16) % 11 == 0 ? 0 : (uint8_t)('a' + (x >> 20) % 26);
+        b[i] = (x >> 16) % 11 == 0 && order != 3 ? 0 : (uint8_t)('a' + (x >> 20) % 26);
+        if (order == 3 && i > hdr && (x >> 8) % 2500 == 0) b[i - 1] = b[i] = 0; /* texts of ~2,500 bytes */
     }
     for (i = 0; i < n; i++) {
         x = x * 1103515245u + 12345u;
-        if (order == 0)
+        if (order == 0 || order == 3)
             off = (uint32_t)(hdr + (x >> 8) % area); /* anywhere */
         else if (order == 1)
             off = (uint32_t)(size - 6 - 2 * i % area); /* descending */
@@ -303,7 +305,7 @@ static void test_string_texts(void)
     int order, diags, scratch;
     size_t k;
     for (k = 0; k < sizeof sizes / sizeof sizes[0]; k++)
-        for (order = 0; order < 3; order++)
+        for (order = 0; order < 4; order++)
             for (diags = 0; diags < 2; diags++)
                 for (scratch = SCRATCH_NONE; scratch <= NO_OPTS; scratch++)
                     for (seed = 1; seed <= 3; seed++) check_texts(sizes[k], seed, order, diags, scratch, 0);
