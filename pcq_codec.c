@@ -2792,10 +2792,13 @@ void pcq_walk_begin(pcq_walk *w, pcq_kind kind, const void *buf, size_t len, con
                                                        : GUID_NAME;
 }
 
-/* On an error: how much of the structure being read can be shown. */
+/* On an error: how much of the structure being read can be shown. A step
+ * sets it->type only when it begins its item (item_begin), so an item still
+ * of no type is a container's error: nothing of it is shown. */
 static void item_cut(const pcq_walk *w, pcq_item *it)
 {
     size_t n = 0;
+    if (it->type == PCQ_S_NONE) item_clear(it);
     if (it->type != PCQ_S_NONE && it->offset < w->len) {
         n = layouts[it->type].info.size;
         if (n > w->len - it->offset) n = w->len - it->offset;
@@ -2823,7 +2826,6 @@ static PCQ_NOINLINE int list_step(pcq_walk *w, frame *f, pcq_item *it)
     rc = step_list(&r, f, it);
     if (rc == STEP_ITEM) return 1;
     if (rc < 0) {
-        if (it->type == PCQ_S_NONE) item_clear(it);
         item_cut(w, it);
         return rc;
     }
@@ -2882,7 +2884,6 @@ static PCQ_NOINLINE int walk_step(pcq_walk *w, pcq_item *it)
                                   : step_list(&r, f, it);
         if (rc == STEP_ITEM) return 1;
         if (rc < 0) {
-            if (it->type == PCQ_S_NONE) item_clear(it); /* a container's error: no structure yet */
             item_cut(w, it);
             return rc;
         }

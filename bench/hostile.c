@@ -96,21 +96,32 @@ static void count_diag(void *ctx, const pcq_diag *d)
 
 /* ---- buffers ------------------------------------------------------------- */
 
-/* n entries alternating between two texts of size/4 bytes each, of one
- * parity: more entries than the walk's own table, out of order, and no
- * scratch, so the walk measures them a batch at a time (D11). */
-static int build_strings_interleaved(hcase *h, size_t size)
+/* A string block of n entries (dwCounterId i), entry i starting at
+ * start[i % 2], and `text` zero bytes after the entries for the caller's
+ * texts; returns where they begin. */
+static size_t strings_block(hcase *h, size_t n, size_t text, const size_t start[2])
 {
-    size_t n = size / 16, hdr = 8 + 8 * n, text = ((size - hdr) / 2 - 8) & ~(size_t)1, i;
-    h->alen = (hdr + 2 * (text + 2) + 7) & ~(size_t)7;
+    size_t hdr = 8 + 8 * n, i;
+    h->alen = (hdr + text + 7) & ~(size_t)7;
     h->a = (uint8_t *)xmalloc(h->alen);
     memset(h->a, 0, h->alen);
     st32(h->a, (uint32_t)h->alen);
     st32(h->a + 4, (uint32_t)n);
     for (i = 0; i < n; i++) {
         st32(h->a + 8 + 8 * i, (uint32_t)i);
-        st32(h->a + 12 + 8 * i, (uint32_t)(i % 2 ? hdr + text + 2 : hdr));
+        st32(h->a + 12 + 8 * i, (uint32_t)start[i % 2]);
     }
+    return hdr;
+}
+
+/* n entries alternating between two texts of size/4 bytes each, of one
+ * parity: more entries than the walk's own table, out of order, and no
+ * scratch, so the walk measures them through its NUL map (D11). */
+static int build_strings_interleaved(hcase *h, size_t size)
+{
+    size_t n = size / 16, hdr = 8 + 8 * n, text = ((size - hdr) / 2 - 8) & ~(size_t)1, i;
+    size_t start[2] = {hdr, hdr + text + 2};
+    strings_block(h, n, 2 * (text + 2), start);
     for (i = 0; i < text; i += 2) h->a[hdr + i] = h->a[hdr + text + 2 + i] = 'A';
     return 0;
 }
@@ -122,15 +133,8 @@ static int build_strings_interleaved(hcase *h, size_t size)
 static int build_strings_parity(hcase *h, size_t size)
 {
     size_t n = size / 16, hdr = 8 + 8 * n, text = (size - hdr - 8) & ~(size_t)1, i;
-    h->alen = (hdr + text + 4 + 7) & ~(size_t)7;
-    h->a = (uint8_t *)xmalloc(h->alen);
-    memset(h->a, 0, h->alen);
-    st32(h->a, (uint32_t)h->alen);
-    st32(h->a + 4, (uint32_t)n);
-    for (i = 0; i < n; i++) {
-        st32(h->a + 8 + 8 * i, (uint32_t)i);
-        st32(h->a + 12 + 8 * i, (uint32_t)(hdr + i % 2));
-    }
+    size_t start[2] = {hdr, hdr + 1};
+    strings_block(h, n, text + 4, start);
     for (i = 0; i < text; i += 2) h->a[hdr + i] = 'A'; /* 'A' 0 'A' 0 ...: no zero unit at either parity */
     return 0;
 }
@@ -143,15 +147,8 @@ static int build_strings_parity(hcase *h, size_t size)
 static int build_strings_dense(hcase *h, size_t size)
 {
     size_t text = 254, n = size / 8 - 8 - (2 * text + 8) / 8, hdr = 8 + 8 * n, i;
-    h->alen = (hdr + 2 * text + 4 + 7) & ~(size_t)7;
-    h->a = (uint8_t *)xmalloc(h->alen);
-    memset(h->a, 0, h->alen);
-    st32(h->a, (uint32_t)h->alen);
-    st32(h->a + 4, (uint32_t)n);
-    for (i = 0; i < n; i++) {
-        st32(h->a + 8 + 8 * i, (uint32_t)i);
-        st32(h->a + 12 + 8 * i, (uint32_t)(hdr + (i % 2) * (text + 2)));
-    }
+    size_t start[2] = {hdr, hdr + text + 2};
+    strings_block(h, n, 2 * text + 4, start);
     for (i = 0; i < text; i += 2) h->a[hdr + i] = h->a[hdr + text + 2 + i] = 'A';
     return 0;
 }
@@ -159,17 +156,9 @@ static int build_strings_dense(hcase *h, size_t size)
 /* n entries all pointing at one text of size/2 bytes (D11). */
 static int build_strings(hcase *h, size_t size)
 {
-    size_t n = size / 16, text = size - 8 - 8 * n - 8, i, hdr = 8 + 8 * n;
-    text &= ~(size_t)1;
-    h->alen = (hdr + text + 2 + 7) & ~(size_t)7;
-    h->a = (uint8_t *)xmalloc(h->alen);
-    memset(h->a, 0, h->alen);
-    st32(h->a, (uint32_t)h->alen);
-    st32(h->a + 4, (uint32_t)n);
-    for (i = 0; i < n; i++) {
-        st32(h->a + 8 + 8 * i, (uint32_t)i);
-        st32(h->a + 12 + 8 * i, (uint32_t)hdr);
-    }
+    size_t n = size / 16, hdr = 8 + 8 * n, text = (size - hdr - 8) & ~(size_t)1, i;
+    size_t start[2] = {hdr, hdr};
+    strings_block(h, n, text + 2, start);
     for (i = 0; i < text; i += 2) h->a[hdr + i] = 'A';
     return 0;
 }

@@ -204,9 +204,10 @@ static void test_partial_item(void)
  * both parities, entries pointing into them anywhere, in an order mixed by
  * `seed`, every seventh entry absent, and orders that revisit an earlier
  * text (regression: measuring backwards from the last text measured took a
- * NUL that was not there); order 3: long texts (a NUL every ~2,500 bytes), so
- * that a text's NUL map (D11) skips whole words of it. With `bad_last` the last entry starts past the
- * block: the walk gives every entry before it, then its error. */
+ * NUL that was not there); order 3: long texts (a NUL every ~2,500 bytes),
+ * so that the NUL map (D11) skips whole words of them. With `bad_last` the
+ * last entry starts past the block: the walk gives every entry before it,
+ * then its error. */
 static void count_diag(void *ctx, const pcq_diag *d)
 {
     (void)ctx;
