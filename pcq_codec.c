@@ -594,6 +594,19 @@ const pcq_struct_info *pcq_struct_info_of(int type)
     return type > PCQ_S_NONE && type < PCQ_S_END_ ? &layouts[type].info : NULL;
 }
 
+/* The value of integer field f whose bytes start at p (checked by the
+ * caller); 0 for a field that is not an integer. */
+static uint64_t field_at(const pcq_field *f, const uint8_t *p)
+{
+    switch (f->type) {
+    case PCQ_FT_U16: return ld16(p);
+    case PCQ_FT_U32: return ld32(p);
+    case PCQ_FT_U64: return ld64(p);
+    case PCQ_FT_I32: return ld32(p) | (ld32(p) & 0x80000000u ? 0xFFFFFFFF00000000u : 0u);
+    default: return 0;
+    }
+}
+
 int pcq_field_get(const pcq_field *f, const void *buf, size_t len, size_t at, uint64_t *v)
 {
     const uint8_t *b = (const uint8_t *)buf;
@@ -601,13 +614,7 @@ int pcq_field_get(const pcq_field *f, const void *buf, size_t len, size_t at, ui
     if (f->type != PCQ_FT_U16 && f->type != PCQ_FT_U32 && f->type != PCQ_FT_I32 && f->type != PCQ_FT_U64)
         return PCQ_ERR_INVALID_ARG;
     if (at > len || f->offset > len - at || f->size > len - at - f->offset) return PCQ_ERR_TRUNCATED;
-    b += at + f->offset;
-    switch (f->type) {
-    case PCQ_FT_U16: *v = ld16(b); break;
-    case PCQ_FT_U64: *v = ld64(b); break;
-    case PCQ_FT_I32: *v = ld32(b) | (ld32(b) & 0x80000000u ? 0xFFFFFFFF00000000u : 0u); break;
-    default: *v = ld32(b); break;
-    }
+    *v = field_at(f, b + at + f->offset);
     return PCQ_OK;
 }
 
@@ -718,16 +725,14 @@ static const ctype ctypes[] = {
 /* The table is in ascending order of value (test_calc checks it). */
 static const ctype *ctype_of(uint32_t type)
 {
-    size_t lo = 0, hi = sizeof ctypes / sizeof ctypes[0];
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (ctypes[mid].value == type) return &ctypes[mid];
-        if (ctypes[mid].value < type)
-            lo = mid + 1;
-        else
-            hi = mid;
+    const ctype *at = ctypes; /* the last entry <= type is in [at, at + n): halve without a branch */
+    size_t n = sizeof ctypes / sizeof ctypes[0], half;
+    while (n > 1) {
+        half = n / 2;
+        at = at[half].value <= type ? at + half : at;
+        n -= half;
     }
-    return NULL;
+    return at->value == type ? at : NULL;
 }
 
 const char *pcq_counter_type_name(uint32_t type)
@@ -1035,18 +1040,18 @@ static int set_room(rd *r, size_t n, size_t at, const char *what)
 }
 
 /* The first counter (lowest index) whose CounterId is id: its index, or -1. */
-static long set_find(const pcq_walk *w, const set_ctx *c, uint32_t id)
+static long counter_find(const pcq_walk *w, uint32_t id)
 {
-    size_t lo = 0, hi = w->nsorted;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (set_key(c, tab_get(w, mid)) < id)
-            lo = mid + 1;
-        else
-            hi = mid;
+    const uint32_t *keys = w->lens, *at = keys; /* the sorted CounterIds (counters_prepare) */
+    size_t n = w->nsorted, half;
+    if (!n) return -1;
+    while (n > 1) { /* the first key >= id is in [at, at + n]: halve without a branch to mispredict */
+        half = n / 2;
+        at = at[half] < id ? at + half : at;
+        n -= half;
     }
-    if (lo < w->nsorted && set_key(c, tab_get(w, lo)) == id) return (long)tab_get(w, lo);
-    return -1;
+    n = (size_t)(at - keys) + (*at < id);
+    return n < w->nsorted && keys[n] == id ? (long)tab_get(w, n) : -1;
 }
 
 /* Prepares the set-wide checks of a counterset whose n counters are all in
@@ -1068,6 +1073,8 @@ static void counters_prepare(rd *r, uint32_t n)
     c.size = 0;
     for (i = 0; i < n; i++) tab_put(w, i, i);
     if (n) set_sort(&c, tab_of(w), w->lens, n);
+    for (i = 0; i < n; i++)
+        w->lens[i] = (uint32_t)set_key(&c, tab_get(w, i)); /* the keys, for counter_find */
     w->nsorted = n;
     w->set_checks = 1;
 }
@@ -1075,13 +1082,7 @@ static void counters_prepare(rd *r, uint32_t n)
 /* Counter `id` exists (its first occurrence) with type `type`? */
 static int related_ok(rd *r, uint32_t id, uint32_t type)
 {
-    set_ctx c;
-    long k;
-    c.b = r->b;
-    c.strings = 0;
-    c.base = 0;
-    c.size = 0;
-    k = set_find(r->w, &c, id);
+    long k = counter_find(r->w, id);
     return k >= 0 && ld32(r->b + COUNTERSET_REG_INFO_SIZE + (size_t)k * COUNTER_REG_INFO_SIZE +
                           COUNTER_REG_INFO_Type) == type;
 }
@@ -1090,16 +1091,11 @@ static int related_ok(rd *r, uint32_t id, uint32_t type)
 static int set_rule_ok(rd *r, int check, uint32_t i, size_t at)
 {
     const uint8_t *p = r->b + at;
-    uint32_t base_type, type = ld32(p + COUNTER_REG_INFO_Type);
-    unsigned req = pcq_counter_type_requires(type, &base_type);
-    set_ctx c;
+    uint32_t base_type;
+    unsigned req;
+    if (check == CK_UNIQUE) return counter_find(r->w, ld32(p)) == (long)i;
+    req = pcq_counter_type_requires(ld32(p + COUNTER_REG_INFO_Type), &base_type);
     switch (check) {
-    case CK_UNIQUE:
-        c.b = r->b;
-        c.strings = 0;
-        c.base = 0;
-        c.size = 0;
-        return set_find(r->w, &c, ld32(p)) == (long)i;
     case CK_REL_BASE:
         return !(req & PCQ_REQ_BASE) || related_ok(r, ld32(p + COUNTER_REG_INFO_BaseCounterId), base_type);
     case CK_REL_TIME:
@@ -1117,8 +1113,7 @@ static int set_rule_ok(rd *r, int check, uint32_t i, size_t at)
 /* The diagnostic of one field's rule, or 0 when it holds. */
 static int field_rule(rd *r, int check, const pcq_field *f, size_t at, uint32_t index)
 {
-    uint64_t v = 0;
-    pcq_field_get(f, r->b, r->len, at, &v); /* the caller checked the bytes are there */
+    uint64_t v = field_at(f, r->b + at + f->offset); /* the caller checked the bytes are there */
     switch (check) {
     case CK_RESERVED: return v ? PCQ_DIAG_RESERVED : 0;
     case CK_CSET_TYPE: return v ? PCQ_DIAG_COUNTERSET_TYPE : 0;

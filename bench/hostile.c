@@ -222,6 +222,71 @@ static int build_related(hcase *h, size_t size)
     return pcq_writer_finish(&w, &h->alen) == PCQ_OK ? 0 : -1;
 }
 
+/* Counters 1 and 2 PERF_COUNTER_LARGE_RAWCOUNT, every other one a
+ * PERF_OBJ_TIME_TIMER whose PerfTimeId and PerfFreqId name them: three
+ * set-wide lookups a counter (its id unique, its time, its frequency; D9),
+ * the most a counter can ask for. */
+static int build_related_time(hcase *h, size_t size)
+{
+    uint32_t n = (uint32_t)((size - 32) / 48), k;
+    pcq_counterset_reg set;
+    pcq_counter_reg c;
+    pcq_writer w;
+    h->alen = 32 + 48 * (size_t)n;
+    h->a = (uint8_t *)xmalloc(h->alen);
+    memset(&set, 0, sizeof set);
+    set.detail_level = 100;
+    set.num_counters = n;
+    pcq_writer_init(&w, h->a, h->alen);
+    pcq_put_counterset_reg(&w, &set);
+    for (k = 0; k < n; k++) {
+        memset(&c, 0, sizeof c);
+        c.counter_id = k + 1;
+        c.type = k < 2 ? 0x00010100u : 0x20610500u; /* LARGE_RAWCOUNT, OBJ_TIME_TIMER */
+        c.detail_level = 100;
+        c.base_counter_id = c.multi_id = 0xFFFFFFFFu;
+        c.perf_time_id = k < 2 ? 0xFFFFFFFFu : 1;
+        c.perf_freq_id = k < 2 ? 0xFFFFFFFFu : 2;
+        pcq_put_counter_reg(&w, &c);
+    }
+    h->scratch_size = (size_t)n * PCQ_SCRATCH_PER_ENTRY;
+    h->scratch = (uint32_t *)xmalloc(h->scratch_size);
+    return pcq_writer_finish(&w, &h->alen) == PCQ_OK ? 0 : -1;
+}
+
+/* Every counter breaks every rule it has: eight diagnostics a 48-byte
+ * counter (its id a duplicate, no time or frequency counter, Attrib,
+ * DetailLevel, DefaultScale, AggregateFunc, Reserved): a storm in a
+ * counterset-info. */
+static int build_info_storm(hcase *h, size_t size)
+{
+    uint32_t n = (uint32_t)((size - 32) / 48), k;
+    pcq_counterset_reg set;
+    pcq_counter_reg c;
+    pcq_writer w;
+    h->alen = 32 + 48 * (size_t)n;
+    h->a = (uint8_t *)xmalloc(h->alen);
+    memset(&set, 0, sizeof set);
+    set.detail_level = 100;
+    set.num_counters = n;
+    pcq_writer_init(&w, h->a, h->alen);
+    pcq_put_counterset_reg(&w, &set);
+    memset(&c, 0, sizeof c);
+    c.counter_id = 1;
+    c.type = 0x20610500u; /* PERF_OBJ_TIME_TIMER: a time and a frequency counter, here none */
+    c.attrib = 0x100;
+    c.detail_level = 300;
+    c.default_scale = 50;
+    c.base_counter_id = c.multi_id = 0xFFFFFFFFu;
+    c.perf_time_id = c.perf_freq_id = 7;
+    c.aggregate_func = 9;
+    c.reserved = 1;
+    for (k = 0; k < n; k++) pcq_put_counter_reg(&w, &c);
+    h->scratch_size = (size_t)n * PCQ_SCRATCH_PER_ENTRY;
+    h->scratch = (uint32_t *)xmalloc(h->scratch_size);
+    return pcq_writer_finish(&w, &h->alen) == PCQ_OK ? 0 : -1;
+}
+
 /* A data header and n blocks of `block` bytes from fill(). */
 static uint8_t *data_buf(uint32_t n, size_t block, void (*fill)(uint8_t *p, uint32_t i, size_t block),
                          size_t *len)
@@ -550,6 +615,10 @@ static hcase cases[] = {
      .expect = PCQ_OK, .expect_strict = PCQ_OK},
     {.name = "related-set", .kind = PCQ_KIND_COUNTERSET_INFO, .modes = READERS, .build = build_related,
      .expect = PCQ_OK, .expect_strict = PCQ_OK},
+    {.name = "related-time", .kind = PCQ_KIND_COUNTERSET_INFO, .modes = READERS, .build = build_related_time,
+     .expect = PCQ_OK, .expect_strict = PCQ_OK},
+    {.name = "info-storm", .kind = PCQ_KIND_COUNTERSET_INFO, .modes = READERS, .build = build_info_storm,
+     .expect = PCQ_OK, .expect_strict = PCQ_ERR_NONCONFORMANT},
     {.name = "tiny-blocks", .kind = PCQ_KIND_DATA, .modes = READERS, .build = build_tiny_blocks,
      .expect = PCQ_OK, .expect_strict = PCQ_OK},
     {.name = "diag-storm", .kind = PCQ_KIND_DATA, .modes = READERS, .build = build_storm,
