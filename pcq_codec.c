@@ -1360,9 +1360,10 @@ static void strings_prepare(rd *r, const sblock *s, size_t base)
 
 /* A string block of more entries than the walk's table, out of order, and no
  * scratch: the walk measures each text with a map of where the NULs are,
- * made in one pass the first time it needs it. The block is cut into chunks
- * of `chunk` bytes (a multiple of 8: the smallest for which the table has a
- * bit a chunk); for each parity, bit c says that a NUL of that parity
+ * made in one pass the first time it needs it. The block from where its
+ * texts can start (map_from: the header array holds none, and a block of
+ * many entries is mostly header array) is cut into chunks of `chunk` bytes
+ * (a multiple of 8: the smallest for which the table has a bit a chunk); for each parity, bit c says that a NUL of that parity
  * starts in chunk c, and a summary bit says which words of those bits are
  * not zero. A text's NUL is then found by scanning the rest of its chunk,
  * then the summary and two words of the map, and the chunk that has it: at
@@ -1394,15 +1395,17 @@ static size_t chunk_end(size_t at, size_t chunk, size_t size)
     return size - at > chunk ? at + chunk : size;
 }
 
-/* One pass: each chunk's words give its even units, and with the next
- * byte its odd ones (a unit must fit before size); then the summary. */
+/* One pass from map_from (8-aligned, at or before every start the walk
+ * measures; the header array before it holds no text): each chunk's words
+ * give its even units, and with the next byte its odd ones (a unit must fit
+ * before size); then the summary. */
 static void map_build(pcq_walk *w, const uint8_t *b, size_t size)
 {
     uint32_t *l1 = w->table;
-    size_t n1, n2, c, i, p, at = 0, end, chunk;
+    size_t n1, n2, c, i, p, at = w->map_from, end, chunk;
     uint64_t even, odd, x;
     map_geometry(&n1, &n2);
-    chunk = (size / (32 * n1) + 8) & ~(size_t)7; /* > size / bits: chunk c < bits */
+    chunk = ((size - at) / (32 * n1) + 8) & ~(size_t)7; /* > (size - at) / bits: chunk c < bits */
     memset(w->table, 0, sizeof w->table);
     for (c = 0; at < size; c++, at = end) {
         end = chunk_end(at, chunk, size);
@@ -1448,16 +1451,17 @@ static size_t map_text_end(pcq_walk *w, const uint8_t *b, size_t size, size_t st
         return *nul;
     }
     if (*nul && start >= *from && start <= *nul) return *nul; /* inside the last text of its parity */
+    *from = start;
+    if (PCQ_NEVER(start < w->map_from)) return *nul = find_nul16(b, start, size);
     if (!w->chunk) map_build(w, b, size);
     map_geometry(&n1, &n2);
-    *from = start;
-    c = start / w->chunk;
-    at = c * w->chunk + p; /* <= start: chunks start even */
+    c = (start - w->map_from) / w->chunk;
+    at = w->map_from + c * w->chunk + p; /* <= start: chunks start even */
     end = chunk_end(at, w->chunk, size);
     if ((*nul = find_nul16_inline(b, start, end)) < end) return *nul;
     c = map_next(w->table + p * PCQ_PAIR_CHECK_MAX, n1, c + 1); /* not MAP_NONE: start has a NUL (aux) */
     if (PCQ_NEVER(c == MAP_NONE)) return *nul = size;
-    at = c * w->chunk + p;
+    at = w->map_from + c * w->chunk + p;
     return *nul = find_nul16_inline(b, at, chunk_end(at, w->chunk, size));
 }
 
@@ -2636,6 +2640,8 @@ static int root_strings_head(rd *r, frame *f, pcq_item *it)
     r->w->aux[1] = sb.after[1];
     r->w->aux[2] = convention_base(&sb, s->convention);
     r->w->aux[3] = rs.ok[r->w->aux[2] != 0] ? rs.end[r->w->aux[2] != 0] : 0; /* root_strings_end needs it */
+    /* the NUL map (map_build) need not cover what is before the first text: no start is below base + min */
+    r->w->map_from = rs.min < sb.size - r->w->aux[2] ? (r->w->aux[2] + rs.min) & ~(size_t)7 : 0;
     /* the texts' ends (and with diagnostics the set-wide check) in linear
      * time: check_fields prepares them at dwCounters when it raises
      * diagnostics, here when it does not and the walk measures texts */

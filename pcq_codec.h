@@ -751,7 +751,8 @@ typedef struct pcq_walk {
     pcq_item cut;      /* PCQ_BULK: the item an error found ahead cut (type 0: none) */
     size_t memo[4];    /* private: the last texts measured, by parity: start, NUL */
     uint32_t *lens;    /* private: the NUL of each string entry's text (sorted sets) */
-    size_t chunk; /* private: without room to sort a string block, the bytes a bit of its NUL map covers */
+    size_t chunk;    /* private: without room to sort a string block, the bytes a bit of its NUL map covers */
+    size_t map_from; /* private: where that map starts (no text of the block starts before) */
     uint32_t table[2 * PCQ_PAIR_CHECK_MAX];
     pcq_error err;
 } pcq_walk;
