@@ -178,10 +178,15 @@ static int rd_fail(rd *r, int code, size_t offset, const char *what)
     return pcq_error_set(r->err, code, offset, what);
 }
 
-/* Whether the walk looks for diagnostics at all (someone listens, or strict). */
+#define WALK_QUICK 1u /* decoders: do not measure string texts */
+#define WALK_BULK  2u /* pcq_opts.flags has PCQ_BULK */
+#define WALK_DIAGS 4u /* someone listens for diagnostics (on_diag), or PCQ_STRICT */
+
+/* Whether the walk looks for diagnostics at all: decided once, by
+ * pcq_walk_begin (it is asked for every field that has a rule). */
 static int diags_on(const pcq_walk *w)
 {
-    return w && w->opts && (w->opts->on_diag || (w->opts->flags & PCQ_STRICT));
+    return w && (w->mode & WALK_DIAGS);
 }
 
 /* The one way to raise a diagnostic: to on_diag, then, under PCQ_STRICT,
@@ -1991,9 +1996,6 @@ static int canonical_data(const uint8_t *b, size_t len)
 /* the buffer's root go through phases. Items are yielded before what they  */
 /* contain, so an error inside a structure comes after the structure.       */
 /* ======================================================================== */
-#define WALK_QUICK 1u /* decoders: do not measure string texts */
-#define WALK_BULK  2u /* pcq_opts.flags has PCQ_BULK */
-
 enum {
     STEP_ITEM = 1,
     STEP_DONE = 0,
@@ -2148,9 +2150,10 @@ static void drain(rd *r, uint32_t *n, int *fast)
         f->index += f->left;
         f->left = 0;
     }
-    for (;;) {
-        item_clear(&tmp);
-        if ((rc = step_list(r, f, &tmp)) != STEP_ITEM) break;
+    for (;;) { /* the rest one at a time; a count all passed needs only its end checked (0 or an error) */
+        tmp.type = PCQ_S_NONE; /* every step begins its item (item_begin) before it writes to it */
+        rc = (f->flags & FL_COUNTED) && !f->left ? frame_more(r, f) : step_list(r, f, &tmp);
+        if (rc != STEP_ITEM) break;
         ++*n;
     }
     if (rc < 0) {
@@ -2773,7 +2776,8 @@ void pcq_walk_begin(pcq_walk *w, pcq_kind kind, const void *buf, size_t len, con
     w->nsorted = 0;
     w->set_checks = 0;
     w->cut.type = PCQ_S_NONE;
-    w->mode = opts && (opts->flags & PCQ_BULK) ? WALK_BULK : 0u;
+    w->mode = (opts && (opts->flags & PCQ_BULK) ? WALK_BULK : 0u) |
+              (opts && (opts->on_diag || (opts->flags & PCQ_STRICT)) ? WALK_DIAGS : 0u);
     w->aux[0] = w->aux[1] = w->aux[2] = w->aux[3] = 0;
     pcq_error_set(&w->err, PCQ_OK, 0, NULL);
     if (!buf && len) {

@@ -758,7 +758,9 @@ typedef struct pcq_walk {
 } pcq_walk;
 
 /* Starts a walk of buf (len bytes, unvalidated) as `kind`. opts as for
- * pcq_decode_* (may be NULL); it and the bytes must outlive the walk. */
+ * pcq_decode_* (may be NULL); it and the bytes must outlive the walk. Its
+ * flags, and whether it has an on_diag, are read here once: set them before
+ * the walk begins. */
 PCQ_API void pcq_walk_begin(pcq_walk *w, pcq_kind kind, const void *buf, size_t len, const pcq_opts *opts);
 /* The next structure: 1 with *item; 0 at the end of a buffer that is whole
  * and well formed (pcq_decode_* would return PCQ_OK); or a negative status,

@@ -322,6 +322,25 @@ static void fill_reserved(uint8_t *p, uint32_t i, size_t block)
     st32(p + 12, 1); /* Reserved MUST be 0: a diagnostic a block */
 }
 
+/* A PERF_MULTI_COUNTERS block of no counter (24 bytes: the most items a
+ * byte, a header and a _PERF_MULTI_COUNTERS) with Reserved set. */
+static void fill_empty_mc(uint8_t *p, uint32_t i, size_t block)
+{
+    (void)i;
+    st32(p + 4, PCQ_PERF_MULTI_COUNTERS);
+    st32(p + 8, (uint32_t)block);
+    st32(p + 12, 1); /* Reserved MUST be 0 */
+    st32(p + 16, 8); /* _PERF_MULTI_COUNTERS.dwSize; dwCounters 0 */
+}
+
+/* Blocks of two items and a diagnostic in 24 bytes: the walk's cost a
+ * structure, with a diagnostic each block. */
+static int build_tiny_storm(hcase *h, size_t size)
+{
+    h->a = data_buf((uint32_t)((size - 48) / 24), 24, fill_empty_mc, &h->alen);
+    return 0;
+}
+
 /* A diagnostic every 16 bytes (a storm): lenient walks on, strict stops. */
 static int build_storm(hcase *h, size_t size)
 {
@@ -621,6 +640,8 @@ static hcase cases[] = {
      .expect = PCQ_OK, .expect_strict = PCQ_ERR_NONCONFORMANT},
     {.name = "tiny-blocks", .kind = PCQ_KIND_DATA, .modes = READERS, .build = build_tiny_blocks,
      .expect = PCQ_OK, .expect_strict = PCQ_OK},
+    {.name = "tiny-storm", .kind = PCQ_KIND_DATA, .modes = READERS, .build = build_tiny_storm,
+     .expect = PCQ_OK, .expect_strict = PCQ_ERR_NONCONFORMANT},
     {.name = "diag-storm", .kind = PCQ_KIND_DATA, .modes = READERS, .build = build_storm,
      .expect = PCQ_OK, .expect_strict = PCQ_ERR_NONCONFORMANT},
     {.name = "empty-set", .kind = PCQ_KIND_DATA, .modes = READERS, .build = build_empty_set,
