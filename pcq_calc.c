@@ -1243,10 +1243,10 @@ typedef struct gvit {
 
 static void gv_begin(const pcq_data *d, const cgroup *g, gvit *v)
 {
-    memset(v, 0, sizeof *v);
-    if (g->single)
-        v->single = 1;
-    else if (g->blk.type == PCQ_PERF_MULTI_COUNTERS)
+    v->j = 0;
+    v->single = g->single; /* types 1 and 4: their one value; `it` is not used */
+    if (g->single) return;
+    if (g->blk.type == PCQ_PERF_MULTI_COUNTERS)
         pcq_block_values(d, &g->blk, &v->it);
     else
         pcq_instance_values(d, &g->inst, &v->it);
