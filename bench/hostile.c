@@ -287,6 +287,21 @@ static int build_info_storm(hcase *h, size_t size)
     return pcq_writer_finish(&w, &h->alen) == PCQ_OK ? 0 : -1;
 }
 
+/* An opnum 2 reply of 10-byte instances (a header and a NUL, §2.2.4.3):
+ * the most instances a byte, every other one unaligned. */
+static int build_tiny_instances(hcase *h, size_t size)
+{
+    size_t n = size / 10, i;
+    h->alen = n * 10;
+    h->a = (uint8_t *)xmalloc(h->alen);
+    memset(h->a, 0, h->alen);
+    for (i = 0; i < n; i++) {
+        st32(h->a + 10 * i, 10); /* Size */
+        st32(h->a + 10 * i + 4, (uint32_t)i);
+    }
+    return 0;
+}
+
 /* A data header and n blocks of `block` bytes from fill(). */
 static uint8_t *data_buf(uint32_t n, size_t block, void (*fill)(uint8_t *p, uint32_t i, size_t block),
                          size_t *len)
@@ -645,6 +660,8 @@ static hcase cases[] = {
     {.name = "diag-storm", .kind = PCQ_KIND_DATA, .modes = READERS, .build = build_storm,
      .expect = PCQ_OK, .expect_strict = PCQ_ERR_NONCONFORMANT},
     {.name = "empty-set", .kind = PCQ_KIND_DATA, .modes = READERS, .build = build_empty_set,
+     .expect = PCQ_OK, .expect_strict = PCQ_ERR_NONCONFORMANT},
+    {.name = "tiny-instances", .kind = PCQ_KIND_INSTANCES, .modes = READERS, .build = build_tiny_instances,
      .expect = PCQ_OK, .expect_strict = PCQ_ERR_NONCONFORMANT},
     {.name = "cook-reversed", .kind = PCQ_KIND_DATA, .modes = M_COOK, .build = build_reversed,
      .expect = PCQ_OK, .expect_strict = PCQ_OK},
