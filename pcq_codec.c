@@ -599,16 +599,15 @@ const pcq_struct_info *pcq_struct_info_of(int type)
     return type > PCQ_S_NONE && type < PCQ_S_END_ ? &layouts[type].info : NULL;
 }
 
-/* The value of integer field f whose bytes start at p (checked by the
- * caller); 0 for a field that is not an integer. */
+/* The value of integer field f (U16, U32, I32 or U64: the callers pass no
+ * other) whose bytes start at p, checked by the caller. */
 static uint64_t field_at(const pcq_field *f, const uint8_t *p)
 {
     switch (f->type) {
     case PCQ_FT_U16: return ld16(p);
-    case PCQ_FT_U32: return ld32(p);
     case PCQ_FT_U64: return ld64(p);
     case PCQ_FT_I32: return ld32(p) | (ld32(p) & 0x80000000u ? 0xFFFFFFFF00000000u : 0u);
-    default: return 0;
+    default: return ld32(p); /* PCQ_FT_U32 */
     }
 }
 
@@ -1049,7 +1048,7 @@ static long counter_find(const pcq_walk *w, uint32_t id)
 {
     const uint32_t *keys = w->lens, *at = keys; /* the sorted CounterIds (counters_prepare) */
     size_t n = w->nsorted, half;
-    if (!n) return -1;
+    if (PCQ_NEVER(n == 0)) return -1; /* a counter is being checked: the set has one */
     while (n > 1) { /* the first key >= id is in [at, at + n]: halve without a branch to mispredict */
         half = n / 2;
         at = at[half] < id ? at + half : at;
