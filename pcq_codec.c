@@ -1367,13 +1367,14 @@ static void strings_prepare(rd *r, const sblock *s, size_t base)
  * made in one pass the first time it needs it. The block from where its
  * texts can start (map_from: the header array holds none, and a block of
  * many entries is mostly header array) is cut into chunks of `chunk` bytes
- * (a multiple of 8: the smallest for which the table has a bit a chunk); for each parity, bit c says that a NUL of that parity
- * starts in chunk c, and a summary bit says which words of those bits are
- * not zero. A text's NUL is then found by scanning the rest of its chunk,
- * then the summary and two words of the map, and the chunk that has it: at
- * most two chunks and 1/33 of the table an entry, however the entries share
- * text (D11). Per parity the table holds n1 words of chunk bits, then n2
- * summary words (n1 <= 32 n2). */
+ * (a multiple of 8: the smallest for which the table has a bit a chunk);
+ * for each parity, bit c says that a NUL of that parity starts in chunk c,
+ * and a summary bit says which words of those bits are not zero. A text's
+ * NUL is then found by scanning the rest of its chunk, then the summary and
+ * two words of the map, and the chunk that has it: at most two chunks and
+ * 1/33 of the table an entry, however the entries share text (D11). Per
+ * parity the table holds n1 words of chunk bits, then n2 summary words
+ * (n1 <= 32 n2). */
 #define MAP_NONE ((size_t)-1)
 
 static void map_geometry(size_t *n1, size_t *n2)
@@ -2446,18 +2447,23 @@ static int mi_room(rd *r, const frame *body, size_t mc)
                    MULTI_COUNTERS_NAME ".dwSize");
 }
 
-/* PCQ_BULK: a _PERF_MULTI_COUNTERS's ids (on top), and in a type 2 block the
- * values after them (Figure 7), passed with it. */
-static void bulk_counters(rd *r, frame *body, pcq_item *it)
+/* PCQ_BULK: a _PERF_MULTI_COUNTERS's ids (on top when it has a frame), and
+ * in a type 2 block the values after them (Figure 7), passed with it. */
+static void bulk_counters(rd *r, frame *body, pcq_item *it, int ids)
 {
     pcq_item v;
     uint32_t n;
     int fast;
-    drain(r, &n, &fast);
+    if (ids) drain(r, &n, &fast);
     if (r->w->err.code || body->btype != PCQ_PERF_MULTI_COUNTERS) return;
     it->values = body->pos;
-    step_body(r, body, &v); /* B_VALUES: pushes the values frame */
-    drain(r, &it->nvalues, &it->values_fast);
+    step_body(r, body, &v); /* B_VALUES: pushes the values frame, unless no value can be there */
+    if (r->w->frames[r->w->nframes - 1].kind == FR_VALUES) {
+        drain(r, &it->nvalues, &it->values_fast);
+        return;
+    }
+    it->nvalues = 0;
+    it->values_fast = !(body->pos & 7); /* what drain says of an empty list */
 }
 
 /* _PERF_MULTI_COUNTERS, then its ID array as a frame. */
@@ -2480,11 +2486,15 @@ static int body_multi_counters(rd *r, frame *f, pcq_item *it)
     f->pos = at + size;
     f->phase = f->btype == PCQ_PERF_MULTI_COUNTERS ? B_VALUES : B_MI;
     /* The frame is the whole dwSize, so that its end is checked against the
-     * input (its slack has been: parse_multi_counters). */
-    ids = push(r->w, FR_IDS, at + MULTI_COUNTERS_SIZE, at + size, f->depth + 1u);
-    counted(ids, count, FL_EXACT, at + MULTI_COUNTERS_dwCounters, MULTI_COUNTERS_NAME ".dwCounters", at,
-            MULTI_COUNTERS_NAME ".dwSize");
-    if (bulk_on(r->w)) bulk_counters(r, f, it);
+     * input (its slack has been: parse_multi_counters). An empty array that
+     * ends inside the input has nothing such a frame could find: no frame. */
+    ids = NULL;
+    if (count || size > r->len - at) {
+        ids = push(r->w, FR_IDS, at + MULTI_COUNTERS_SIZE, at + size, f->depth + 1u);
+        counted(ids, count, FL_EXACT, at + MULTI_COUNTERS_dwCounters, MULTI_COUNTERS_NAME ".dwCounters", at,
+                MULTI_COUNTERS_NAME ".dwSize");
+    }
+    if (bulk_on(r->w)) bulk_counters(r, f, it, ids != NULL);
     return STEP_ITEM;
 }
 
@@ -2547,6 +2557,8 @@ static int step_body(rd *r, frame *f, pcq_item *it)
     case B_MC_BULK: return bulk_multi_counters(r, f, it);
     case B_VALUES: /* Figure 7: dwCounters values */
         f->phase = B_END;
+        if (!f->nvalues && f->end <= r->len && f->end - f->pos < 8)
+            return STEP_ON; /* none, and nothing else in the block: the frame would end at once */
         v = push(r->w, FR_VALUES, f->pos, f->end, f->depth);
         counted(v, f->nvalues, FL_EXACT | FL_CONT, f->count_at, MULTI_COUNTERS_NAME ".dwCounters", f->size_at,
                 f->size_what);
