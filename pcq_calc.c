@@ -1511,6 +1511,7 @@ typedef struct cook_ctx {
     const pcq_data *older; /* NULL: one sample */
     uint32_t *match;       /* not lockstep: older ordinal of each newer group */
     int lockstep;          /* the samples list the same groups in the same order */
+    int planned;           /* what cook_plan found of lockstep (1 or 0), or -1 when it did not look */
     unsigned flags;
     pcq_error *err;
     colset cols;
@@ -2192,6 +2193,7 @@ static size_t cook_plan(cook_ctx *c, size_t *rows, size_t *nagg)
     int ln, lo = 0, exact = c->cc.ids_ordered, step = 0;
     uint32_t max_list = 0, i;
     pcq_counter_reg r;
+    c->planned = -1;
     plan_scan(c->newer, &gn, &vn, &ln, &max_list);
     if (c->older != NULL) plan_scan(c->older, &go, &vo, &lo, &max_list);
     *rows = vn;
@@ -2212,6 +2214,7 @@ static size_t cook_plan(cook_ctx *c, size_t *rows, size_t *nagg)
             sample_scan(&so);
             lo = so.loose;
             step = lockstep(c->newer, c->older, &c->cc);
+            c->planned = step; /* cook_prepare would find the same: the identifiers are in order */
         }
     }
     if (!exact || ln || !hints_ok(info, c->newer)) mem += mem_bytes(info->set.num_counters, 4);
@@ -2317,7 +2320,7 @@ static int cook_prepare(cook_ctx *c, cmem *m)
     if (!c->cc.ids_ordered || c->nw.loose || !hints_ok(c->cc.info, c->newer)) info_index(&c->cc, m);
     if ((rc = check_counters(&c->cc, c->newer, c->err)) < 0) return rc;
     cols_setup(&c->cols, m, c->nw.max_list > c->old.max_list ? c->nw.max_list : c->old.max_list);
-    c->lockstep = c->older != NULL && lockstep(c->nw.d, c->older, &c->cc);
+    c->lockstep = c->older != NULL && (c->planned >= 0 ? c->planned : lockstep(c->nw.d, c->older, &c->cc));
     if (c->older != NULL && !c->lockstep) {
         sample_index(&c->nw, m, c->nw.loose);
         sample_index(&c->old, m, c->old.loose);
