@@ -193,9 +193,9 @@ static uint8_t *info_buf(uint32_t n, uint32_t type, uint32_t base, int reversed,
     return b;
 }
 
-/* n AVERAGE_BULK counters each over the next (an AVERAGE_BASE, the last
- * over counter 1's base): the set-wide checks of every counter (D9). */
-static int build_related(hcase *h, size_t size)
+/* A counterset-info of as many counters as `size` holds, counter k as
+ * fill() makes it (from zeros), with scratch for the set-wide checks (D9). */
+static int counters_info(hcase *h, size_t size, void (*fill)(pcq_counter_reg *c, uint32_t k))
 {
     uint32_t n = (uint32_t)((size - 32) / 48), k;
     pcq_counterset_reg set;
@@ -210,81 +210,70 @@ static int build_related(hcase *h, size_t size)
     pcq_put_counterset_reg(&w, &set);
     for (k = 0; k < n; k++) {
         memset(&c, 0, sizeof c);
-        c.counter_id = k + 1;
-        c.type = k % 2 ? 0x40030402u : 0x40020500u; /* AVERAGE_BASE, AVERAGE_BULK over the next */
-        c.detail_level = 100;
-        c.base_counter_id = k % 2 ? 0xFFFFFFFFu : k + 2;
-        c.perf_time_id = c.perf_freq_id = c.multi_id = 0xFFFFFFFFu;
+        fill(&c, k);
         pcq_put_counter_reg(&w, &c);
     }
     h->scratch_size = (size_t)n * PCQ_SCRATCH_PER_ENTRY;
     h->scratch = (uint32_t *)xmalloc(h->scratch_size);
     return pcq_writer_finish(&w, &h->alen) == PCQ_OK ? 0 : -1;
+}
+
+/* AVERAGE_BULK counters each over the next (an AVERAGE_BASE, the last over
+ * counter 1's base): the set-wide checks of every counter (D9). */
+static void fill_related(pcq_counter_reg *c, uint32_t k)
+{
+    c->counter_id = k + 1;
+    c->type = k % 2 ? 0x40030402u : 0x40020500u; /* AVERAGE_BASE, AVERAGE_BULK over the next */
+    c->detail_level = 100;
+    c->base_counter_id = k % 2 ? 0xFFFFFFFFu : k + 2;
+    c->perf_time_id = c->perf_freq_id = c->multi_id = 0xFFFFFFFFu;
+}
+
+static int build_related(hcase *h, size_t size)
+{
+    return counters_info(h, size, fill_related);
 }
 
 /* Counters 1 and 2 PERF_COUNTER_LARGE_RAWCOUNT, every other one a
  * PERF_OBJ_TIME_TIMER whose PerfTimeId and PerfFreqId name them: three
  * set-wide lookups a counter (its id unique, its time, its frequency; D9),
  * the most a counter can ask for. */
+static void fill_related_time(pcq_counter_reg *c, uint32_t k)
+{
+    c->counter_id = k + 1;
+    c->type = k < 2 ? 0x00010100u : 0x20610500u; /* LARGE_RAWCOUNT, OBJ_TIME_TIMER */
+    c->detail_level = 100;
+    c->base_counter_id = c->multi_id = 0xFFFFFFFFu;
+    c->perf_time_id = k < 2 ? 0xFFFFFFFFu : 1;
+    c->perf_freq_id = k < 2 ? 0xFFFFFFFFu : 2;
+}
+
 static int build_related_time(hcase *h, size_t size)
 {
-    uint32_t n = (uint32_t)((size - 32) / 48), k;
-    pcq_counterset_reg set;
-    pcq_counter_reg c;
-    pcq_writer w;
-    h->alen = 32 + 48 * (size_t)n;
-    h->a = (uint8_t *)xmalloc(h->alen);
-    memset(&set, 0, sizeof set);
-    set.detail_level = 100;
-    set.num_counters = n;
-    pcq_writer_init(&w, h->a, h->alen);
-    pcq_put_counterset_reg(&w, &set);
-    for (k = 0; k < n; k++) {
-        memset(&c, 0, sizeof c);
-        c.counter_id = k + 1;
-        c.type = k < 2 ? 0x00010100u : 0x20610500u; /* LARGE_RAWCOUNT, OBJ_TIME_TIMER */
-        c.detail_level = 100;
-        c.base_counter_id = c.multi_id = 0xFFFFFFFFu;
-        c.perf_time_id = k < 2 ? 0xFFFFFFFFu : 1;
-        c.perf_freq_id = k < 2 ? 0xFFFFFFFFu : 2;
-        pcq_put_counter_reg(&w, &c);
-    }
-    h->scratch_size = (size_t)n * PCQ_SCRATCH_PER_ENTRY;
-    h->scratch = (uint32_t *)xmalloc(h->scratch_size);
-    return pcq_writer_finish(&w, &h->alen) == PCQ_OK ? 0 : -1;
+    return counters_info(h, size, fill_related_time);
 }
 
 /* Every counter breaks every rule it has: eight diagnostics a 48-byte
  * counter (its id a duplicate, no time or frequency counter, Attrib,
  * DetailLevel, DefaultScale, AggregateFunc, Reserved): a storm in a
  * counterset-info. */
+static void fill_storm(pcq_counter_reg *c, uint32_t k)
+{
+    (void)k;
+    c->counter_id = 1;
+    c->type = 0x20610500u; /* PERF_OBJ_TIME_TIMER: a time and a frequency counter, here none */
+    c->attrib = 0x100;
+    c->detail_level = 300;
+    c->default_scale = 50;
+    c->base_counter_id = c->multi_id = 0xFFFFFFFFu;
+    c->perf_time_id = c->perf_freq_id = 7;
+    c->aggregate_func = 9;
+    c->reserved = 1;
+}
+
 static int build_info_storm(hcase *h, size_t size)
 {
-    uint32_t n = (uint32_t)((size - 32) / 48), k;
-    pcq_counterset_reg set;
-    pcq_counter_reg c;
-    pcq_writer w;
-    h->alen = 32 + 48 * (size_t)n;
-    h->a = (uint8_t *)xmalloc(h->alen);
-    memset(&set, 0, sizeof set);
-    set.detail_level = 100;
-    set.num_counters = n;
-    pcq_writer_init(&w, h->a, h->alen);
-    pcq_put_counterset_reg(&w, &set);
-    memset(&c, 0, sizeof c);
-    c.counter_id = 1;
-    c.type = 0x20610500u; /* PERF_OBJ_TIME_TIMER: a time and a frequency counter, here none */
-    c.attrib = 0x100;
-    c.detail_level = 300;
-    c.default_scale = 50;
-    c.base_counter_id = c.multi_id = 0xFFFFFFFFu;
-    c.perf_time_id = c.perf_freq_id = 7;
-    c.aggregate_func = 9;
-    c.reserved = 1;
-    for (k = 0; k < n; k++) pcq_put_counter_reg(&w, &c);
-    h->scratch_size = (size_t)n * PCQ_SCRATCH_PER_ENTRY;
-    h->scratch = (uint32_t *)xmalloc(h->scratch_size);
-    return pcq_writer_finish(&w, &h->alen) == PCQ_OK ? 0 : -1;
+    return counters_info(h, size, fill_storm);
 }
 
 /* An opnum 2 reply of 10-byte instances (a header and a NUL, §2.2.4.3):
