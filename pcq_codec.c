@@ -184,7 +184,7 @@ static int rd_fail(rd *r, int code, size_t offset, const char *what)
 
 /* Whether the walk looks for diagnostics at all: decided once, by
  * pcq_walk_begin (it is asked for every field that has a rule). */
-static int diags_on(const pcq_walk *w)
+static PCQ_INLINE int diags_on(const pcq_walk *w)
 {
     return w && (w->mode & WALK_DIAGS);
 }
@@ -1140,13 +1140,12 @@ static void set_prepare(rd *r, int type);
 /* Every rule of the structure of `type` at `at`, in wire order: where it
  * starts, then its fields' rules in field order. Its fixed part is in the
  * input. */
-static int check_fields(rd *r, int type, size_t at, uint32_t index)
+static PCQ_NOINLINE int field_checks(rd *r, int type, size_t at, uint32_t index)
 {
     const pcq_struct_info *s = &layouts[type].info;
     const unsigned char *checks = layouts[type].checks;
     size_t i;
     int code, rc;
-    if (!diags_on(r->w)) return PCQ_OK;
     /* §2.2.4: "All the structures MUST begin on 8-byte boundaries." */
     if ((at & 7u) && (rc = rd_diag(r, PCQ_DIAG_UNALIGNED, at, s->name)) != 0) return rc;
     for (i = 0; checks && i < s->nfields; i++) {
@@ -1158,6 +1157,13 @@ static int check_fields(rd *r, int type, size_t at, uint32_t index)
         if ((rc = rd_diag(r, code, at + s->fields[i].offset, s->fields[i].what)) != 0) return rc;
     }
     return PCQ_OK;
+}
+
+/* The field checks when diagnostics are looked for: without them (decode
+ * without a callback, the iterators) a test, not a call. */
+static PCQ_INLINE int check_fields(rd *r, int type, size_t at, uint32_t index)
+{
+    return diags_on(r->w) ? field_checks(r, type, at, index) : PCQ_OK;
 }
 
 /* Non-zero padding where the spec says 0: offset of the first such byte. */
@@ -1569,12 +1575,18 @@ enum {
  * TRUNCATED (past the input) or EXCEEDS_CONTAINER at pos; a structure that
  * would start at the very end of the input blames the frame's size field,
  * so that every offset reported is inside the input. */
-static int need(rd *r, const frame *f, size_t pos, size_t n, const char *what)
+static PCQ_NOINLINE int need_fail(rd *r, const frame *f, size_t pos, size_t n, const char *what)
 {
-    int in = n <= r->len - pos, inside = n <= f->end - pos;
-    if (in && inside) return PCQ_OK;
+    int in = n <= r->len - pos;
     if (pos == r->len) return rd_fail(r, PCQ_ERR_TRUNCATED, f->size_at, f->size_what);
     return rd_fail(r, in ? PCQ_ERR_EXCEEDS_CONTAINER : PCQ_ERR_TRUNCATED, pos, what);
+}
+
+/* n bytes at pos inside the frame and the input (the test inline, the
+ * error apart). */
+static PCQ_INLINE int need(rd *r, const frame *f, size_t pos, size_t n, const char *what)
+{
+    return n <= r->len - pos && n <= f->end - pos ? PCQ_OK : need_fail(r, f, pos, n, what);
 }
 
 /* A size field at `at` declares `size` bytes from `start` (start <= end of
@@ -1631,7 +1643,6 @@ static int parse_named(rd *r, const frame *f, size_t at, int type, size_t hdr, c
 {
     const pcq_struct_info *s = &layouts[type].info;
     const char *size_what = size_field->what;
-    const char *name_what = s->fields[s->nfields - 1].what; /* the name comes last */
     size_t size_off = size_field->offset;
     int rc;
     if ((rc = need(r, f, at, hdr, s->name)) != 0) return rc;
@@ -1640,7 +1651,8 @@ static int parse_named(rd *r, const frame *f, size_t at, int type, size_t hdr, c
     if ((rc = sized(r, f, at, *size, at + size_off, size_what)) != 0) return rc;
     if (*size > r->len - at) return rd_fail(r, PCQ_ERR_TRUNCATED, at + size_off, size_what);
     *nul = find_nul16(r->b, at + hdr, at + *size);
-    if (*nul == at + *size) return rd_fail(r, PCQ_ERR_NO_NUL, at + hdr, name_what);
+    if (*nul == at + *size) /* the name comes last */
+        return rd_fail(r, PCQ_ERR_NO_NUL, at + hdr, s->fields[s->nfields - 1].what);
     if (at + *size - *nul - NUL16_SIZE >= 8)
         return rd_fail(r, PCQ_ERR_COUNT_MISMATCH, at + size_off, size_what);
     return PCQ_OK;
