@@ -47,6 +47,7 @@
 
 #include "../pcq_codec.h"
 #include "allocs.h"
+#include "readme_walk.h"
 #include "shapes.h"
 
 #ifndef BENCH_COOK
@@ -104,63 +105,6 @@ volatile uint64_t bench_sink; /* results go here so nothing is optimised away */
 /* ------------------------------------------------------------------------ */
 /* The measured operations.                                                 */
 /* ------------------------------------------------------------------------ */
-typedef struct walk_result {
-    uint64_t sum, instances, values;
-    int rc;
-} walk_result;
-
-/* Validate, then walk every value with the iterators and sum them. */
-static void walk_data(const uint8_t *buf, size_t len, walk_result *r)
-{
-    pcq_data d;
-    pcq_iter bi, ii, vi;
-    pcq_block b;
-    pcq_data_instance in;
-    pcq_value v;
-    uint64_t sum = 0, ninst = 0, nval = 0, names = 0;
-    int rc;
-
-    r->rc = pcq_decode_data(buf, len, NULL, &d, NULL);
-    if (r->rc != PCQ_OK) return;
-    pcq_data_blocks(&d, &bi);
-    while ((rc = pcq_blocks_next(&bi, &b)) == 1) {
-        if (b.type == PCQ_PERF_COUNTERSET) {
-            pcq_block_instances(&d, &b, &ii);
-            while ((rc = pcq_instances_of_block_next(&ii, &in)) == 1) {
-                ninst++;
-                names += in.name.len;
-                pcq_instance_values(&d, &in, &vi);
-                while ((rc = pcq_values_next(&vi, &v)) == 1) {
-                    sum += v.u64;
-                    nval++;
-                }
-                if (rc < 0) break;
-            }
-        } else if (b.type == PCQ_PERF_MULTI_INSTANCES) {
-            pcq_block_instances(&d, &b, &ii);
-            while ((rc = pcq_instances_of_block_next(&ii, &in)) == 1) {
-                ninst++;
-                names += in.name.len;
-                sum += in.value.u64;
-                nval++;
-            }
-        } else if (b.type == PCQ_PERF_MULTI_COUNTERS || b.type == PCQ_PERF_SINGLE_COUNTER) {
-            ninst++; /* one (implicit) instance per block */
-            pcq_block_values(&d, &b, &vi);
-            while ((rc = pcq_values_next(&vi, &v)) == 1) {
-                sum += v.u64;
-                nval++;
-            }
-        }
-        if (rc < 0) break;
-    }
-    r->rc = rc < 0 ? rc : PCQ_OK;
-    r->sum = sum;
-    r->instances = ninst;
-    r->values = nval;
-    bench_sink += names; /* the walk looks at every instance's name */
-}
-
 /* The same through the batch readers: a type 2 or 6 block's values in one
  * call (pcq_block_rows_u64 into `cols`, room for cap values: enough for the
  * largest block), the instances still walked for their names; a type 1
@@ -414,7 +358,7 @@ typedef struct case_ctx {
 static void op_walk(case_ctx *c)
 {
     walk_data(c->buf, c->len, &c->wr);
-    bench_sink += c->wr.sum;
+    bench_sink += c->wr.sum + c->wr.names;
 }
 
 static void op_validate(case_ctx *c)

@@ -15,13 +15,18 @@
  * Modes: decode (pcq_validate, no options), diags (a callback counting the
  * diagnostics), strict (PCQ_STRICT), walk (pcq_walk_next over every item),
  * bulk (the same with PCQ_BULK), cook (pcq_calc_cook of two samples; its
- * rows allocated before, from a sizing call). --check (make check's smoke
+ * rows allocated before, from a sizing call), iter (the README's way:
+ * decode, then the typed iterators over every block, instance, name and
+ * value, every opnum 2 instance, every counter of a counterset-info; a string
+ * block is read through the walk, as D11 says, not pcq_strings_get, which
+ * costs its text a call). --check (make check's smoke
  * run): small sizes, one pass, and only the results are checked (what each
  * call returns), never the times. Exit status 1 when a call returns
  * something unexpected.
  */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include "pcq_codec.h"
+#include "bench/readme_walk.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,10 +65,11 @@ enum {
     M_STRICT = 4,
     M_WALK = 8,
     M_BULK = 16,
-    M_COOK = 32
+    M_COOK = 32,
+    M_ITER = 64
 };
-static const char *const mode_names[] = {"decode", "diags", "strict", "walk", "bulk", "cook"};
-#define NMODES 6
+static const char *const mode_names[] = {"decode", "diags", "strict", "walk", "bulk", "cook", "iter"};
+#define NMODES 7
 
 /* One case at one size: its buffers, and what each mode must return. */
 typedef struct hcase {
@@ -352,6 +358,28 @@ static int build_storm(hcase *h, size_t size)
     return 0;
 }
 
+/* One PERF_MULTI_COUNTERS block of n counters whose values are 8-byte
+ * _PERF_COUNTER_DATA with no value (dwDataSize 0, dwSize 8): the most values
+ * a byte (12 with the id). */
+static int build_tiny_values(hcase *h, size_t size)
+{
+    uint32_t n = (uint32_t)((size - 48 - 24) / 12), i;
+    size_t ids = (8 + 4 * (size_t)n + 7) & ~(size_t)7, total = 48 + 16 + ids + 8 * (size_t)n, at = 48;
+    uint8_t *b = (uint8_t *)xmalloc(total);
+    memset(b, 0, total);
+    st32(b, (uint32_t)total);
+    st32(b + 4, 1);
+    st32(b + at + 4, PCQ_PERF_MULTI_COUNTERS);
+    st32(b + at + 8, (uint32_t)(total - at));
+    st32(b + at + 16, (uint32_t)ids);
+    st32(b + at + 20, n);
+    for (i = 0; i < n; i++) st32(b + at + 24 + 4 * (size_t)i, i + 1);
+    for (i = 0, at += 16 + ids; i < n; i++, at += 8) st32(b + at + 4, 8);
+    h->a = b;
+    h->alen = total;
+    return 0;
+}
+
 /* One PERF_COUNTERSET block with no counters and 10-byte instances (a header
  * and a NUL): the most instances a byte, every one unaligned after the first. */
 static int build_empty_set(hcase *h, size_t size)
@@ -582,6 +610,42 @@ static size_t input_len(const hcase *h)
     return h->alen + h->blen + h->clen + h->n_ids * 48; /* identifiers: their wire size */
 }
 
+volatile uint64_t hostile_sink;
+
+static int iter_kind(hcase *h)
+{
+    uint64_t sum = 0;
+    uint32_t i;
+    int rc;
+    if (h->kind == PCQ_KIND_DATA) {
+        walk_result r;
+        walk_data(h->a, h->alen, &r);
+        hostile_sink += r.sum + r.names;
+        return r.rc;
+    }
+    if (h->kind == PCQ_KIND_INSTANCES) {
+        pcq_iter it;
+        pcq_instance in;
+        if ((rc = pcq_decode_instances(h->a, h->alen, NULL, NULL, NULL)) != PCQ_OK) return rc;
+        pcq_instances_begin(h->a, h->alen, &it);
+        while ((rc = pcq_instances_next(&it, &in)) == 1) sum += in.name.len;
+    } else {
+        pcq_counterset_info csi;
+        pcq_counter_reg c;
+        pcq_opts o;
+        memset(&o, 0, sizeof o);
+        o.scratch = h->scratch;
+        o.scratch_size = h->scratch_size;
+        if ((rc = pcq_decode_counterset_info(h->a, h->alen, &o, &csi, NULL)) != PCQ_OK) return rc;
+        for (i = 0; i < csi.set.num_counters; i++) {
+            pcq_counterset_counter(&csi, i, &c);
+            sum += c.type;
+        }
+    }
+    hostile_sink += sum;
+    return rc < 0 ? rc : PCQ_OK;
+}
+
 static int run(hcase *h, int mode)
 {
     pcq_opts o;
@@ -604,6 +668,7 @@ static int run(hcase *h, int mode)
         while ((rc = pcq_walk_next(&w, &it)) == 1)
             ;
         return rc;
+    case M_ITER: return iter_kind(h);
     default:
         return pcq_calc_cook(&h->info, &h->older, &h->newer, h->ids, h->n_ids, 0, h->rows, h->cap, &count,
                              NULL);
@@ -626,15 +691,16 @@ static void case_free(hcase *h)
 }
 
 /* clang-format off */
-#define READERS (M_DECODE | M_DIAGS | M_STRICT | M_WALK | M_BULK)
+#define READERS (M_DECODE | M_DIAGS | M_STRICT | M_WALK | M_BULK | M_ITER)
+#define TEXT_READERS (M_DECODE | M_DIAGS | M_STRICT | M_WALK | M_BULK) /* iter: the walk (D11) */
 static hcase cases[] = {
-    {.name = "strings-shared", .kind = PCQ_KIND_STRINGS, .modes = READERS, .build = build_strings,
+    {.name = "strings-shared", .kind = PCQ_KIND_STRINGS, .modes = TEXT_READERS, .build = build_strings,
      .expect = PCQ_OK, .expect_strict = PCQ_OK},
-    {.name = "strings-interleaved", .kind = PCQ_KIND_STRINGS, .modes = READERS, .build = build_strings_interleaved,
+    {.name = "strings-interleaved", .kind = PCQ_KIND_STRINGS, .modes = TEXT_READERS, .build = build_strings_interleaved,
      .expect = PCQ_OK, .expect_strict = PCQ_OK},
-    {.name = "strings-parity", .kind = PCQ_KIND_STRINGS, .modes = READERS, .build = build_strings_parity,
+    {.name = "strings-parity", .kind = PCQ_KIND_STRINGS, .modes = TEXT_READERS, .build = build_strings_parity,
      .expect = PCQ_OK, .expect_strict = PCQ_OK},
-    {.name = "strings-dense", .kind = PCQ_KIND_STRINGS, .modes = READERS, .build = build_strings_dense,
+    {.name = "strings-dense", .kind = PCQ_KIND_STRINGS, .modes = TEXT_READERS, .build = build_strings_dense,
      .expect = PCQ_OK, .expect_strict = PCQ_OK},
     {.name = "related-set", .kind = PCQ_KIND_COUNTERSET_INFO, .modes = READERS, .build = build_related,
      .expect = PCQ_OK, .expect_strict = PCQ_OK},
@@ -648,6 +714,8 @@ static hcase cases[] = {
      .expect = PCQ_OK, .expect_strict = PCQ_ERR_NONCONFORMANT},
     {.name = "diag-storm", .kind = PCQ_KIND_DATA, .modes = READERS, .build = build_storm,
      .expect = PCQ_OK, .expect_strict = PCQ_ERR_NONCONFORMANT},
+    {.name = "tiny-values", .kind = PCQ_KIND_DATA, .modes = READERS, .build = build_tiny_values,
+     .expect = PCQ_OK, .expect_strict = PCQ_OK},
     {.name = "empty-set", .kind = PCQ_KIND_DATA, .modes = READERS, .build = build_empty_set,
      .expect = PCQ_OK, .expect_strict = PCQ_ERR_NONCONFORMANT},
     {.name = "tiny-instances", .kind = PCQ_KIND_INSTANCES, .modes = READERS, .build = build_tiny_instances,

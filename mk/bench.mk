@@ -27,7 +27,7 @@ PCQ_LIB_SRCS ?= pcq_codec.c pcq_calc.c
 BENCH_BIN ?= build/bench/pcq_bench
 HOSTILE_BIN ?= build/bench/pcq_hostile
 BENCH_SRCS := bench/bench.c bench/shapes.c bench/allocs.c
-BENCH_HDRS := bench/shapes.h bench/allocs.h pcq_codec.h
+BENCH_HDRS := bench/shapes.h bench/allocs.h bench/readme_walk.h pcq_codec.h
 # Every heap call of the bench and the library objects goes through bench/allocs.c.
 BENCH_WRAP := -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=free,--wrap=aligned_alloc,--wrap=posix_memalign,--wrap=strdup
 # Cook only once the evaluator defines pcq_calc_cook.
@@ -38,7 +38,7 @@ $(BENCH_BIN): $(BENCH_SRCS) $(BENCH_HDRS) $(PCQ_LIB_SRCS) mk/bench.mk
 	$(BENCH_CC) $(BENCH_CFLAGS) -DBENCH_COOK=$(BENCH_COOK) '-DBENCH_CFLAGS="$(BENCH_CFLAGS)"' \
 	    -o $@ $(BENCH_SRCS) $(PCQ_LIB_SRCS) $(BENCH_WRAP) -lm
 
-$(HOSTILE_BIN): bench/hostile.c pcq_codec.h $(PCQ_LIB_SRCS) mk/bench.mk
+$(HOSTILE_BIN): bench/hostile.c bench/readme_walk.h pcq_codec.h $(PCQ_LIB_SRCS) mk/bench.mk
 	@mkdir -p $(dir $@)
 	$(BENCH_CC) $(BENCH_CFLAGS) -I. -o $@ bench/hostile.c $(PCQ_LIB_SRCS) -lm
 
