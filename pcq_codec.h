@@ -528,7 +528,9 @@ typedef struct pcq_string_entry {
  * share text), deciding its dwOffset convention (docs/decisions.md D4). */
 PCQ_API int pcq_decode_strings(const void *buf, size_t len, const pcq_opts *opts, pcq_strings *out,
                                pcq_error *err);
-/* Entry i of a decoded block with its text; costs the length of its string.
+/* Entry i of a decoded block with its text; costs the length of its string
+ * (random access: a loop of it over entries that share one long text is
+ * quadratic; the walk reads every entry with its text in linear time, D11).
  * PCQ_OK or PCQ_ERR_INVALID_ARG. */
 PCQ_API int pcq_strings_get(const pcq_strings *s, uint32_t i, pcq_string_entry *out);
 /* Entry i without measuring its text (constant time): counter_id, offset,
@@ -941,6 +943,12 @@ PCQ_API int pcq_block_rows_u64(const pcq_data *d, const pcq_block *b, uint64_t *
 #define PCQ_INLINE_ static
 #endif
 
+#if defined(__GNUC__)
+#define PCQ_LIKELY_(x) __builtin_expect(!!(x), 1) /* keeps the fast step's loop tight */
+#else
+#define PCQ_LIKELY_(x) (x)
+#endif
+
 PCQ_INLINE_ uint32_t pcq_ld32_(const uint8_t *p)
 {
     return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
@@ -966,13 +974,42 @@ PCQ_INLINE_ void pcq_value_at_(const uint8_t *b, size_t at, pcq_value *out)
     out->offset = at;
 }
 
+/* A value of a buffer that is not canonical, checked inline by the rules
+ * of the checking step (frame_more, then parse_value: 8 <= dwSize inside
+ * the frame and the input, dwDataSize inside it, fewer than 8 unused bytes
+ * past the least value area): 1 and the value, or 0, *it untouched, for the
+ * checking step to say what is wrong. */
+PCQ_INLINE_ int pcq_value_lean_(pcq_iter *it, pcq_value *out)
+{
+    const uint8_t *b = it->buf;
+    size_t at = it->f.pos, lim = it->f.end < it->len ? it->f.end : it->len;
+    uint32_t ds, size;
+    if (it->err.code || !it->f.left || at >= lim || lim - at < 8) return 0;
+    ds = pcq_ld32_(b + at);
+    size = pcq_ld32_(b + at + 4);
+    if (size < 8 || size > lim - at || ds > size - 8 || (size >= 24 && size - 8 - ds >= 8)) return 0;
+    out->data_size = ds;
+    out->size = size;
+    out->data.ptr = b + at + 8;
+    out->data.len = ds;
+    out->u64 = ds == 8 ? pcq_ld64_(b + at + 8) : ds == 4 ? pcq_ld32_(b + at + 8) : 0;
+    out->is_int = ds == 4 || ds == 8;
+    out->offset = at;
+    it->f.pos = at + size;
+    it->f.index++;
+    it->f.left--;
+    return 1;
+}
+
 PCQ_INLINE_ int pcq_values_next_fast_(pcq_iter *it, pcq_value *out)
 {
-    if (it->fast) {
+    if (PCQ_LIKELY_(it->fast)) {
         if (!it->f.left) return 0;
         pcq_value_at_(it->buf, it->f.pos, out);
         it->f.pos += 16;
         it->f.left--;
+        return 1;
+    } else if (pcq_value_lean_(it, out)) {
         return 1;
     } else { /* on copies, so that *it and *out stay in registers on the fast path */
         pcq_iter t = *it;
@@ -1001,7 +1038,7 @@ PCQ_INLINE_ void pcq_values_fast_at_(const uint8_t *buf, size_t len, size_t pos,
 
 PCQ_INLINE_ void pcq_instance_values_fast_(const pcq_data *d, const pcq_data_instance *inst, pcq_iter *it)
 {
-    if (d->flags & PCQ_DATA_CANONICAL_) {
+    if ((d->flags & PCQ_DATA_CANONICAL_) || !inst->num_values) { /* none: nothing to check either */
         pcq_values_fast_at_(d->buf, d->buf_len, inst->values, inst->num_values, it);
     } else { /* on copies, so that *inst and *it stay in registers on the fast path */
         pcq_data_instance c = *inst;
@@ -1011,9 +1048,19 @@ PCQ_INLINE_ void pcq_instance_values_fast_(const pcq_data *d, const pcq_data_ins
     }
 }
 
+/* A block with no value (no counter, or none of its type) whose checking
+ * iterator would end at once: its end inside the input, and fewer than 8
+ * bytes after its last structure (what the checking step's end test asks). */
+PCQ_INLINE_ int pcq_block_no_values_(const pcq_data *d, const pcq_block *b)
+{
+    size_t from = b->type == 2 ? b->body : b->body_end;
+    return (b->type == 2 ? b->num_counters == 0 : b->type != 1) && b->body_end <= d->buf_len &&
+           b->body_end - from < 8;
+}
+
 PCQ_INLINE_ void pcq_block_values_fast_(const pcq_data *d, const pcq_block *b, pcq_iter *it)
 {
-    if (d->flags & PCQ_DATA_CANONICAL_) {
+    if ((d->flags & PCQ_DATA_CANONICAL_) || pcq_block_no_values_(d, b)) {
         pcq_values_fast_at_(d->buf, d->buf_len, b->type == 1 ? b->offset + 16 : b->body,
                             b->type == 1   ? 1u
                             : b->type == 2 ? b->num_counters
@@ -1066,9 +1113,68 @@ PCQ_INLINE_ size_t pcq_name_len_(const uint8_t *b, size_t name, size_t end)
     return end - 8 - name + 2 * k;
 }
 
+/* Private, for the step below: where the first U+0000 in [name, end) is
+ * (end: none); where the last of n >= 1 values from `at` starts, each
+ * taken as the checking step takes it, inside min(end, len) (else
+ * (size_t)-1). */
+PCQ_API size_t pcq_nul16_(const uint8_t *b, size_t name, size_t end);
+PCQ_API size_t pcq_last_value_(const uint8_t *b, size_t len, size_t at, size_t end, uint32_t n);
+
+/* An instance of a block that is not canonical, checked inline by the
+ * rules of the checking step (Size holds the header and a NUL and stays in
+ * the block and the input, fewer than 8 bytes after the NUL, each value as
+ * parse_value takes it): 1 and the instance, or 0, *it untouched, for the
+ * checking step to say what is wrong. Its calls take no pointer to *it or
+ * *out, so these stay in registers (docs/decisions.md D11). */
+PCQ_INLINE_ int pcq_instance_lean_(pcq_iter *it, pcq_data_instance *out)
+{
+    const uint8_t *b = it->buf;
+    size_t at = it->f.pos, lim = it->f.end < it->len ? it->f.end : it->len, size, values, nul, end, last = 0;
+    if (it->err.code || at >= lim || lim - at < 10) return 0;
+    size = pcq_ld32_(b + at);
+    if (size < 10 || size > lim - at) return 0;
+    values = end = at + size;
+    nul = pcq_nul16_(b, at + 8, values);
+    if (nul == values || values - nul - 2 >= 8) return 0;
+    if (it->f.nvalues) {
+        last = pcq_last_value_(b, it->len, values, it->f.end, it->f.nvalues);
+        if (last == (size_t)-1) return 0;
+        end = last + pcq_ld32_(b + last + 4);
+    }
+    out->size = (uint32_t)size;
+    out->instance_id = pcq_ld32_(b + at + 4);
+    out->name.ptr = b + at + 8;
+    out->name.len = nul - (at + 8);
+    out->offset = at;
+    out->num_values = it->f.nvalues;
+    out->values = values;
+    out->values_end = end;
+    if (it->f.nvalues) { /* the last value: a type 4 instance's one */
+        uint32_t ds = pcq_ld32_(b + last);
+        out->value.data_size = ds;
+        out->value.size = (uint32_t)(end - last);
+        out->value.data.ptr = b + last + 8;
+        out->value.data.len = ds;
+        out->value.u64 = ds == 8 ? pcq_ld64_(b + last + 8) : ds == 4 ? pcq_ld32_(b + last + 8) : 0;
+        out->value.is_int = ds == 4 || ds == 8;
+        out->value.offset = last;
+    } else {
+        out->value.data_size = out->value.size = 0;
+        out->value.data.ptr = 0;
+        out->value.data.len = 0;
+        out->value.u64 = 0;
+        out->value.is_int = 0;
+        out->value.offset = 0;
+    }
+    it->f.pos = end;
+    it->f.index++;
+    it->f.left--;
+    return 1;
+}
+
 PCQ_INLINE_ int pcq_instances_of_block_next_fast_(pcq_iter *it, pcq_data_instance *out)
 {
-    if (it->fast && it->f.left) {
+    if (PCQ_LIKELY_(it->fast && it->f.left)) {
         const uint8_t *b = it->buf;
         size_t at = it->f.pos, size = pcq_ld32_(b + at), values = at + size;
         size_t end = values + 16 * (size_t)it->f.nvalues;
@@ -1092,6 +1198,8 @@ PCQ_INLINE_ int pcq_instances_of_block_next_fast_(pcq_iter *it, pcq_data_instanc
         }
         it->f.pos = end;
         it->f.left--;
+        return 1;
+    } else if (it->f.left && pcq_instance_lean_(it, out)) {
         return 1;
     } else {
         pcq_iter t = *it;

@@ -658,6 +658,78 @@ static void test_iterator_twins(void)
              "values past the block: %s at %zu after %zu instances", pcq_status_name(rc), it.err.offset, k);
 }
 
+/* The instances and values of a block that is not canonical are checked
+ * inline first (pcq_instance_lean_, pcq_value_lean_), and the checking step
+ * runs only when a rule breaks:
+ * bytes changed after the decode must still give the error, at the offset,
+ * that decoding them gives (the first structure broken is the instance).
+ * Each change to an instance of the type 4 and the type 6 block of the odd
+ * buffer: Size below the header, Size past the block, a name with no
+ * NUL, a NUL early enough to leave 8 bytes of slack (in the longest name,
+ * 14 bytes), a value's dwSize under its dwDataSize; then to the type 2
+ * block's first value: dwSize under 8, dwDataSize past dwSize, 8 unused
+ * bytes past its least value area; through the header's step and the
+ * function. */
+static void test_lean_steps(void)
+{
+    static uint8_t odd[2048], orig[2048];
+    size_t no = tw_data(orig, sizeof orig, 1), at[3], k, m, i, n;
+    pcq_data d;
+    pcq_iter blocks, it;
+    pcq_block b[4];
+    pcq_data_instance x;
+    pcq_value v;
+    pcq_error err;
+    int want, rc;
+    if (!TL_CHECK(no && pcq_decode_data(orig, no, NULL, &d, NULL) == PCQ_OK, "the odd buffer decodes"))
+        return;
+    memcpy(odd, orig, no);
+    d.buf = odd;
+    pcq_data_blocks(&d, &blocks);
+    for (k = 0; k < 4; k++) pcq_blocks_next(&blocks, &b[k]);
+    for (k = 2; k < 4; k++) {
+        pcq_block_instances(&d, &b[k], &it);
+        for (i = 0; i < 3 && pcq_instances_of_block_next(&it, &x) == 1; i++) at[i] = x.offset;
+        for (m = 0; m < 5; m++) {
+            n = m != 3 ? 0 : k == 2 ? 1 : 2; /* "_Total" (Size 24), "Processor" (Size 32) */
+            memcpy(odd, orig, no);
+            if (m == 0) tl_put32le(odd + at[n], 4);
+            if (m == 1) tl_put32le(odd + at[n], (uint32_t)(b[k].body_end - at[n] + 8));
+            if (m == 2) memset(odd + at[n] + 8, 'x', tl_ld32le(odd + at[n]) - 8);
+            if (m == 3) memset(odd + at[n] + tl_ld32le(odd + at[n]) - 16, 0, 2); /* 14 bytes after it */
+            if (m == 4) tl_put32le(odd + at[n] + tl_ld32le(odd + at[n]) + 4, 8);
+            want = pcq_decode_data(odd, no, NULL, NULL, &err);
+            for (i = 0; i < 2; i++) {
+                pcq_block_instances(&d, &b[k], &it);
+                do rc = i ? (pcq_instances_of_block_next)(&it, &x) : pcq_instances_of_block_next(&it, &x);
+                while (rc == 1);
+                TL_CHECK(want < 0 && rc == want && it.err.offset == err.offset && it.err.offset >= at[n] &&
+                             it.err.offset <= at[n] + tl_ld32le(orig + at[n]),
+                         "type %u, change %zu (%s): %s at %zu, decoding says %s at %zu", (unsigned)b[k].type,
+                         m, i ? "function" : "inline", pcq_status_name(rc), it.err.offset,
+                         pcq_status_name(want), err.offset);
+            }
+        }
+    }
+    for (m = 0; m < 3; m++) {
+        memcpy(odd, orig, no);
+        k = b[1].body; /* value 0 of the type 2 block */
+        if (m == 0) tl_put32le(odd + k + 4, 4);
+        if (m == 1) tl_put32le(odd + k, 9);
+        if (m == 2) tl_put32le(odd + k + 4, 24);
+        want = pcq_decode_data(odd, no, NULL, NULL, &err);
+        for (i = 0; i < 2; i++) {
+            pcq_block_values(&d, &b[1], &it);
+            rc = i ? (pcq_values_next)(&it, &v) : pcq_values_next(&it, &v);
+            TL_CHECK(want < 0 && rc == want && it.err.offset == err.offset && err.offset >= k &&
+                         err.offset < k + 8,
+                     "type 2 value, change %zu (%s): %s at %zu, decoding says %s at %zu", m,
+                     i ? "function" : "inline", pcq_status_name(rc), it.err.offset, pcq_status_name(want),
+                     err.offset);
+        }
+    }
+}
+
 /* pcq_decode_data first tries the canonical layout in one quick pass, which
  * decides nothing when it fails: then the walk reports the error. Two
  * buffers that pass its first checks and not the rest: a type 4 block whose
@@ -895,6 +967,7 @@ int main(void)
     test_strings_peek();
     test_item_is_element();
     test_iterator_twins();
+    test_lean_steps();
     test_not_canonical();
     test_columns_wide();
     test_unaligned_instance();
