@@ -1055,22 +1055,19 @@ static int cg_main(const char *op, const char *shape, const char *size, long pas
  * p fitted between them and held to 1..2. 0 when nothing was measured. */
 static double cook_estimate(const result *res, size_t nres, const bench_shape *sh, uint32_t units)
 {
-    const result *a = NULL, *b = NULL; /* b: the largest, a: the next */
+    const result *a = NULL, *b = NULL; /* b: the largest; a: the largest of at most half its values */
     double n = (double)units * sh->ncounters, p = 1;
     size_t i;
-    for (i = 0; i < nres; i++) {
-        const result *r = &res[i];
-        if (r->shape != sh || !r->t[OP_COOK].on) continue;
-        if (!b || r->values > b->values) {
-            if (!b || b->values != r->values) a = b;
-            b = r;
-        } else if (r->values < b->values && (!a || r->values > a->values)) {
-            a = r;
-        }
-    }
+    for (i = 0; i < nres; i++)
+        if (res[i].shape == sh && res[i].t[OP_COOK].on && (!b || res[i].values > b->values)) b = &res[i];
     if (!b) return 0;
-    if (a && a->values < b->values)
-        p = log(b->t[OP_COOK].best / a->t[OP_COOK].best) / log((double)b->values / (double)a->values);
+    /* two sizes of almost the same count (wide: native and 1 MiB) would make
+     * the noise an exponent */
+    for (i = 0; i < nres; i++)
+        if (res[i].shape == sh && res[i].t[OP_COOK].on && 2 * res[i].values <= b->values &&
+            (!a || res[i].values > a->values))
+            a = &res[i];
+    if (a) p = log(b->t[OP_COOK].best / a->t[OP_COOK].best) / log((double)b->values / (double)a->values);
     if (!(p >= 1)) p = 1;
     if (p > 2) p = 2;
     return b->t[OP_COOK].best * pow(n / (double)b->values, p);
