@@ -3341,7 +3341,7 @@ int pcq_instances_of_block_next(pcq_iter *it, pcq_data_instance *out)
         item_done(&v, v.pos + out->value.size);
     }
     /* pcq_instance_lean_ takes every instance these rules take: only an error
-     * comes here (test_layout's test_lean_instances, fz_props) */
+     * comes here (test_layout's test_lean_steps, fz_props) */
     out->values_end = v.pos;         /* LCOV_EXCL_LINE */
     return item_done(&it->f, v.pos); /* LCOV_EXCL_LINE */
 }
