@@ -1839,13 +1839,7 @@ static int parse_data_instance(rd *r, const frame *f, size_t at, pcq_data_instan
 
 static PCQ_INLINE void fill_value(const uint8_t *b, size_t at, pcq_value *v)
 {
-    v->data_size = ld32(b + at + COUNTER_DATA_dwDataSize);
-    v->size = ld32(b + at + COUNTER_DATA_dwSize);
-    v->data.ptr = b + at + COUNTER_DATA_SIZE;
-    v->data.len = v->data_size;
-    v->is_int = v->data_size == 4 || v->data_size == 8;
-    v->u64 = v->data_size == 8 ? ld64(v->data.ptr) : v->data_size == 4 ? ld32(v->data.ptr) : 0;
-    v->offset = at;
+    pcq_value_any_(b, at, ld32(b + at + COUNTER_DATA_dwDataSize), ld32(b + at + COUNTER_DATA_dwSize), v);
 }
 
 /* The common value, checked in a few instructions: the structure fits the
@@ -3169,12 +3163,7 @@ static PCQ_INLINE void fast_block(const uint8_t *b, size_t at, pcq_block *out)
     size_t body = at + COUNTER_HEADER_SIZE;
     /* every field set once, as a memset would leave the ones a type has not
      * (a memset of the whole struct cost as much as the rest of the step) */
-    out->value.data_size = out->value.size = 0;
-    out->value.data.ptr = NULL;
-    out->value.data.len = 0;
-    out->value.u64 = 0;
-    out->value.is_int = 0;
-    out->value.offset = 0;
+    pcq_value_none_(&out->value);
     out->multi_size = out->num_counters = out->instances_size = out->num_instances = 0;
     out->counter_ids.ptr = NULL;
     out->counter_ids.len = 0;

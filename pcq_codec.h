@@ -974,6 +974,29 @@ PCQ_INLINE_ void pcq_value_at_(const uint8_t *b, size_t at, pcq_value *out)
     out->offset = at;
 }
 
+/* Any _PERF_COUNTER_DATA at `at` whose dwDataSize fits its dwSize (what
+ * parse_value fills: a 4- or 8-byte value is read); and no value at all. */
+PCQ_INLINE_ void pcq_value_any_(const uint8_t *b, size_t at, uint32_t ds, uint32_t size, pcq_value *out)
+{
+    out->data_size = ds;
+    out->size = size;
+    out->data.ptr = b + at + 8;
+    out->data.len = ds;
+    out->u64 = ds == 8 ? pcq_ld64_(b + at + 8) : ds == 4 ? pcq_ld32_(b + at + 8) : 0;
+    out->is_int = ds == 4 || ds == 8;
+    out->offset = at;
+}
+
+PCQ_INLINE_ void pcq_value_none_(pcq_value *out)
+{
+    out->data_size = out->size = 0;
+    out->data.ptr = 0;
+    out->data.len = 0;
+    out->u64 = 0;
+    out->is_int = 0;
+    out->offset = 0;
+}
+
 /* A value of a buffer that is not canonical, checked inline by the rules
  * of the checking step (frame_more, then parse_value: 8 <= dwSize inside
  * the frame and the input, dwDataSize inside it, fewer than 8 unused bytes
@@ -988,13 +1011,7 @@ PCQ_INLINE_ int pcq_value_lean_(pcq_iter *it, pcq_value *out)
     ds = pcq_ld32_(b + at);
     size = pcq_ld32_(b + at + 4);
     if (size < 8 || size > lim - at || ds > size - 8 || (size >= 24 && size - 8 - ds >= 8)) return 0;
-    out->data_size = ds;
-    out->size = size;
-    out->data.ptr = b + at + 8;
-    out->data.len = ds;
-    out->u64 = ds == 8 ? pcq_ld64_(b + at + 8) : ds == 4 ? pcq_ld32_(b + at + 8) : 0;
-    out->is_int = ds == 4 || ds == 8;
-    out->offset = at;
+    pcq_value_any_(b, at, ds, size, out);
     it->f.pos = at + size;
     it->f.index++;
     it->f.left--;
@@ -1149,23 +1166,10 @@ PCQ_INLINE_ int pcq_instance_lean_(pcq_iter *it, pcq_data_instance *out)
     out->num_values = it->f.nvalues;
     out->values = values;
     out->values_end = end;
-    if (it->f.nvalues) { /* the last value: a type 4 instance's one */
-        uint32_t ds = pcq_ld32_(b + last);
-        out->value.data_size = ds;
-        out->value.size = (uint32_t)(end - last);
-        out->value.data.ptr = b + last + 8;
-        out->value.data.len = ds;
-        out->value.u64 = ds == 8 ? pcq_ld64_(b + last + 8) : ds == 4 ? pcq_ld32_(b + last + 8) : 0;
-        out->value.is_int = ds == 4 || ds == 8;
-        out->value.offset = last;
-    } else {
-        out->value.data_size = out->value.size = 0;
-        out->value.data.ptr = 0;
-        out->value.data.len = 0;
-        out->value.u64 = 0;
-        out->value.is_int = 0;
-        out->value.offset = 0;
-    }
+    if (it->f.nvalues) /* the last value: a type 4 instance's one */
+        pcq_value_any_(b, last, pcq_ld32_(b + last), (uint32_t)(end - last), &out->value);
+    else
+        pcq_value_none_(&out->value);
     it->f.pos = end;
     it->f.index++;
     it->f.left--;
@@ -1186,16 +1190,10 @@ PCQ_INLINE_ int pcq_instances_of_block_next_fast_(pcq_iter *it, pcq_data_instanc
         out->num_values = it->f.nvalues;
         out->values = values;
         out->values_end = end;
-        if (end != values) { /* the last value: a type 4 instance's one */
+        if (end != values) /* the last value: a type 4 instance's one */
             pcq_value_at_(b, end - 16, &out->value);
-        } else {
-            out->value.data_size = out->value.size = 0;
-            out->value.data.ptr = 0;
-            out->value.data.len = 0;
-            out->value.u64 = 0;
-            out->value.is_int = 0;
-            out->value.offset = 0;
-        }
+        else
+            pcq_value_none_(&out->value);
         it->f.pos = end;
         it->f.left--;
         return 1;

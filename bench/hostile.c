@@ -358,49 +358,52 @@ static int build_storm(hcase *h, size_t size)
     return 0;
 }
 
-/* One PERF_MULTI_COUNTERS block of n counters whose values are 8-byte
+/* A PERF_MULTI_COUNTERS block of n counters whose values are 8-byte
  * _PERF_COUNTER_DATA with no value (dwDataSize 0, dwSize 8): the most values
- * a byte (12 with the id). */
+ * a byte (12 with the id). n from the block's size. */
+static void fill_tiny_values(uint8_t *p, uint32_t unused, size_t block)
+{
+    uint32_t n = (uint32_t)((block - 24) / 12), i;
+    size_t ids = (8 + 4 * (size_t)n + 7) & ~(size_t)7, at = 16 + ids;
+    (void)unused;
+    st32(p + 4, PCQ_PERF_MULTI_COUNTERS);
+    st32(p + 8, (uint32_t)block);
+    st32(p + 16, (uint32_t)ids);
+    st32(p + 20, n);
+    for (i = 0; i < n; i++) st32(p + 24 + 4 * (size_t)i, i + 1);
+    for (i = 0; i < n; i++, at += 8) st32(p + at + 4, 8);
+}
+
 static int build_tiny_values(hcase *h, size_t size)
 {
-    uint32_t n = (uint32_t)((size - 48 - 24) / 12), i;
-    size_t ids = (8 + 4 * (size_t)n + 7) & ~(size_t)7, total = 48 + 16 + ids + 8 * (size_t)n, at = 48;
-    uint8_t *b = (uint8_t *)xmalloc(total);
-    memset(b, 0, total);
-    st32(b, (uint32_t)total);
-    st32(b + 4, 1);
-    st32(b + at + 4, PCQ_PERF_MULTI_COUNTERS);
-    st32(b + at + 8, (uint32_t)(total - at));
-    st32(b + at + 16, (uint32_t)ids);
-    st32(b + at + 20, n);
-    for (i = 0; i < n; i++) st32(b + at + 24 + 4 * (size_t)i, i + 1);
-    for (i = 0, at += 16 + ids; i < n; i++, at += 8) st32(b + at + 4, 8);
-    h->a = b;
-    h->alen = total;
+    uint32_t n = (uint32_t)((size - 48 - 24) / 12);
+    h->a = data_buf(1, 16 + ((8 + 4 * (size_t)n + 7) & ~(size_t)7) + 8 * (size_t)n, fill_tiny_values,
+                    &h->alen);
     return 0;
 }
 
-/* One PERF_COUNTERSET block with no counters and 10-byte instances (a header
- * and a NUL): the most instances a byte, every one unaligned after the first. */
+/* A PERF_COUNTERSET block with no counters and 10-byte instances (a header
+ * and a NUL): the most instances a byte, every one unaligned after the first.
+ * n from the block's size. */
+static void fill_empty_set(uint8_t *p, uint32_t unused, size_t block)
+{
+    uint32_t n = (uint32_t)((block - 32) / 10), i;
+    size_t at = 32;
+    (void)unused;
+    st32(p + 4, PCQ_PERF_COUNTERSET);
+    st32(p + 8, (uint32_t)block);
+    st32(p + 16, 8);                      /* _PERF_MULTI_COUNTERS: dwSize 8, no counter */
+    st32(p + 24, (uint32_t)(block - 24)); /* _PERF_MULTI_INSTANCES */
+    st32(p + 28, n);
+    for (i = 0; i < n; i++, at += 10) {
+        st32(p + at, 10);
+        st32(p + at + 4, i);
+    }
+}
+
 static int build_empty_set(hcase *h, size_t size)
 {
-    uint32_t n = (uint32_t)((size - 48 - 32) / 10), i;
-    size_t total = 48 + 32 + (size_t)n * 10, at = 48;
-    uint8_t *b = (uint8_t *)xmalloc(total);
-    memset(b, 0, total);
-    st32(b, (uint32_t)total);
-    st32(b + 4, 1);
-    st32(b + at + 4, PCQ_PERF_COUNTERSET);
-    st32(b + at + 8, (uint32_t)(total - at));
-    st32(b + at + 16, 8);                           /* _PERF_MULTI_COUNTERS: dwSize 8, no counter */
-    st32(b + at + 24, (uint32_t)(total - at - 24)); /* _PERF_MULTI_INSTANCES */
-    st32(b + at + 28, n);
-    for (i = 0, at += 32; i < n; i++, at += 10) {
-        st32(b + at, 10);
-        st32(b + at + 4, i);
-    }
-    h->a = b;
-    h->alen = total;
+    h->a = data_buf(1, 32 + (size - 48 - 32) / 10 * 10, fill_empty_set, &h->alen);
     return 0;
 }
 
