@@ -81,6 +81,24 @@ static PCQ_INLINE uint16_t ld16(const uint8_t *p)
     return (uint16_t)(p[0] | (unsigned)p[1] << 8);
 }
 
+#if defined(__BYTE_ORDER__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+/* One load where the host order is the wire's: memcpy is no type pun and no
+ * unaligned access, and every compiler makes it one instruction (clang does
+ * not always merge the bytes below: 9 instructions a value more, D11). */
+static PCQ_INLINE uint32_t ld32(const uint8_t *p)
+{
+    uint32_t v;
+    memcpy(&v, p, 4);
+    return v;
+}
+
+static PCQ_INLINE uint64_t ld64(const uint8_t *p)
+{
+    uint64_t v;
+    memcpy(&v, p, 8);
+    return v;
+}
+#else
 static PCQ_INLINE uint32_t ld32(const uint8_t *p)
 {
     return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
@@ -90,6 +108,7 @@ static PCQ_INLINE uint64_t ld64(const uint8_t *p)
 {
     return (uint64_t)ld32(p) | (uint64_t)ld32(p + 4) << 32;
 }
+#endif
 
 /* Two's complement reinterpretation without implementation-defined casts. */
 static int32_t to_i32(uint32_t u)

@@ -949,6 +949,24 @@ PCQ_API int pcq_block_rows_u64(const pcq_data *d, const pcq_block *b, uint64_t *
 #define PCQ_LIKELY_(x) (x)
 #endif
 
+#if defined(__GNUC__) && defined(__BYTE_ORDER__) && defined(__ORDER_LITTLE_ENDIAN__) && \
+    __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+/* One load where the host order is the wire's (as ld32 in pcq_codec.c; the
+ * builtin needs no <string.h> here). */
+PCQ_INLINE_ uint32_t pcq_ld32_(const uint8_t *p)
+{
+    uint32_t v;
+    __builtin_memcpy(&v, p, 4);
+    return v;
+}
+
+PCQ_INLINE_ uint64_t pcq_ld64_(const uint8_t *p)
+{
+    uint64_t v;
+    __builtin_memcpy(&v, p, 8);
+    return v;
+}
+#else
 PCQ_INLINE_ uint32_t pcq_ld32_(const uint8_t *p)
 {
     return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
@@ -958,6 +976,7 @@ PCQ_INLINE_ uint64_t pcq_ld64_(const uint8_t *p)
 {
     return (uint64_t)pcq_ld32_(p) | (uint64_t)pcq_ld32_(p + 4) << 32;
 }
+#endif
 
 /* A canonical _PERF_COUNTER_DATA at p (dwSize 16, dwDataSize 4 or 8): a
  * 4-byte value is the low half of the 8 bytes. */
@@ -1178,10 +1197,13 @@ PCQ_INLINE_ int pcq_instance_lean_(pcq_iter *it, pcq_data_instance *out)
 
 PCQ_INLINE_ int pcq_instances_of_block_next_fast_(pcq_iter *it, pcq_data_instance *out)
 {
-    if (PCQ_LIKELY_(it->fast && it->f.left)) {
+    if (PCQ_LIKELY_(it->fast)) {
         const uint8_t *b = it->buf;
-        size_t at = it->f.pos, size = pcq_ld32_(b + at), values = at + size;
-        size_t end = values + 16 * (size_t)it->f.nvalues;
+        size_t at = it->f.pos, size, values, end;
+        if (!it->f.left) return 0; /* the end of a canonical block: no call, no copies */
+        size = pcq_ld32_(b + at);
+        values = at + size;
+        end = values + 16 * (size_t)it->f.nvalues;
         out->size = (uint32_t)size;
         out->instance_id = pcq_ld32_(b + at + 4);
         out->name.ptr = b + at + 8;
