@@ -1917,13 +1917,17 @@ static PCQ_FORCE_INLINE size_t canonical_instances_nv(const uint8_t *b, size_t a
                                                       uint32_t nv)
 {
     size_t k = INSTANCE_HEADER_SIZE + 8 + 16 * (size_t)nv; /* the least an instance takes */
-    size_t rem, t, last, p, sizes = 0;
+    size_t slack, t, last, p, sizes = 0;
     uint64_t bad = 0, nul = 0; /* nul: (w - 0x0001..) & ~w of every name word but the last, unmasked */
-    uint32_t i;
-    for (i = 0; i < n; i++) {
-        if ((rem = end - at) < k) return 0;
+    /* slack: what [at, end) holds beyond the least size of the instances not
+     * yet read. One test an instance (its Size within the slack) keeps the
+     * next one's header inside [at, end); n and k below 2^32, n k fits. */
+    if (nv >= 0x0FFFFFFFu || (uint64_t)n * k > end - at) return 0; /* k < 2^32 */
+    slack = end - at - (size_t)n * k;
+    for (; n > 0; n--) {
         t = (size_t)ld32(b + at + INSTANCE_HEADER_Size) - 16; /* Size below 16 wraps and fails */
-        if (t > rem - k) return 0;
+        if (t > slack) return 0;
+        slack -= t;
         sizes |= t;                           /* its low 3 bits: Size is a multiple of 8 */
         last = at + INSTANCE_HEADER_SIZE + t; /* the name's last 8 bytes */
         if (t >= 8) { /* words before the last: the first and the one before the last, then any between */

@@ -1132,19 +1132,19 @@ PCQ_INLINE_ void pcq_block_instances_fast_(const pcq_data *d, const pcq_block *b
     }
 }
 
-/* A canonical name's NUL is in its last 8 bytes, zeros after it: the name
- * ends at the lowest zero unit of that word, which the lowest flag of
- * (w - 0x0001..) & ~w & 0x8000.. marks exactly (borrows only flag units
- * above a zero one). Its position k (0..3): a count of trailing zero bits
- * where the compiler has one, else three tests of the low flags. */
+/* A canonical name's NUL is in its last 8 bytes, zeros after it, and no
+ * unit before it is 0: the units of that word are k non-zero ones, then
+ * zeros, so k (0..3) is the number of 16-bit units its bits span, (bits +
+ * 15) / 16. bits(w) is the index of the top bit of 2w + 1, which is never 0
+ * (a count of leading zeros is defined); else three compares. */
 PCQ_INLINE_ size_t pcq_name_len_(const uint8_t *b, size_t name, size_t end)
 {
     uint64_t w = pcq_ld64_(b + end - 8);
-    uint64_t z = (w - 0x0001000100010001u) & ~w & 0x8000800080008000u;
 #if defined(__GNUC__)
-    size_t k = (size_t)__builtin_ctzll(z) >> 4;
+    size_t top = (size_t)(unsigned)(__builtin_clzll(2 * w + 1) ^ 63); /* the top bit's index */
+    size_t k = (top + 15) >> 4;
 #else
-    size_t k = (size_t) !(z & 0x8000u) + !(z & 0x80008000u) + !(z & 0x800080008000u);
+    size_t k = (size_t)(w != 0) + (w > 0xFFFFu) + (w > 0xFFFFFFFFu);
 #endif
     return end - 8 - name + 2 * k;
 }
