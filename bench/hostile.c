@@ -615,6 +615,16 @@ static size_t input_len(const hcase *h)
 
 volatile uint64_t hostile_sink;
 
+/* The options every mode starts from: the case's scratch, nothing else. */
+static pcq_opts case_opts(const hcase *h)
+{
+    pcq_opts o;
+    memset(&o, 0, sizeof o);
+    o.scratch = h->scratch;
+    o.scratch_size = h->scratch_size;
+    return o;
+}
+
 static int iter_kind(hcase *h)
 {
     uint64_t sum = 0;
@@ -635,10 +645,7 @@ static int iter_kind(hcase *h)
     } else {
         pcq_counterset_info csi;
         pcq_counter_reg c;
-        pcq_opts o;
-        memset(&o, 0, sizeof o);
-        o.scratch = h->scratch;
-        o.scratch_size = h->scratch_size;
+        pcq_opts o = case_opts(h);
         if ((rc = pcq_decode_counterset_info(h->a, h->alen, &o, &csi, NULL)) != PCQ_OK) return rc;
         for (i = 0; i < csi.set.num_counters; i++) {
             pcq_counterset_counter(&csi, i, &c);
@@ -651,14 +658,11 @@ static int iter_kind(hcase *h)
 
 static int run(hcase *h, int mode)
 {
-    pcq_opts o;
+    pcq_opts o = case_opts(h);
     pcq_walk w;
     pcq_item it;
     size_t count;
     int rc;
-    memset(&o, 0, sizeof o);
-    o.scratch = h->scratch;
-    o.scratch_size = h->scratch_size;
     switch (mode) {
     case M_DECODE: return pcq_validate(h->kind, h->a, h->alen, NULL, NULL);
     case M_DIAGS: o.on_diag = count_diag; return pcq_validate(h->kind, h->a, h->alen, &o, NULL);
