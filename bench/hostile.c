@@ -407,6 +407,57 @@ static int build_empty_set(hcase *h, size_t size)
     return 0;
 }
 
+/* A PERF_COUNTERSET block of one counter and n packed instances of 18 bytes:
+ * Size 10 (the header and a NUL name), then a _PERF_COUNTER_DATA of 8 bytes
+ * with no value (dwDataSize 0): two items in 18 bytes, each unaligned
+ * (lenient: walkable, a diagnostic each; strict: NONCONFORMANT). `older`
+ * and `how` (PACK_*) make the cook's samples: InstanceIds reversed in the
+ * older one, or all one, with one instance more at its front; with
+ * PACK_LOOSE a single-counter block after it (a value outside every
+ * instance: the cook indexes every value to find related ones). */
+enum {
+    PACK_REVERSED = 1,
+    PACK_ONE_ID = 2,
+    PACK_LOOSE = 4
+};
+static uint8_t *packed_buf(uint32_t n, unsigned how, int older, size_t *len)
+{
+    size_t block = 40 + 18 * (size_t)n, total = 48 + block + ((how & PACK_LOOSE) ? 32 : 0), at = 48;
+    uint8_t *b = (uint8_t *)xmalloc(total);
+    uint32_t k;
+    memset(b, 0, total);
+    st32(b, (uint32_t)total);
+    st32(b + 4, (how & PACK_LOOSE) ? 2 : 1);
+    st32(b + 24, 1000); /* PerfFreq */
+    st32(b + at + 4, PCQ_PERF_COUNTERSET);
+    st32(b + at + 8, (uint32_t)block);
+    st32(b + at + 16, 16); /* _PERF_MULTI_COUNTERS: dwSize, 1 counter, id 1 */
+    st32(b + at + 20, 1);
+    st32(b + at + 24, 1);
+    st32(b + at + 32, (uint32_t)(block - 32)); /* _PERF_MULTI_INSTANCES */
+    st32(b + at + 36, n);
+    for (at += 40, k = 0; k < n; k++, at += 18) {
+        st32(b + at, 10);
+        st32(b + at + 4, (how & PACK_ONE_ID) ? 7 : (older && (how & PACK_REVERSED)) ? n - 1 - k : k);
+        st32(b + at + 14, 8); /* the value's dwSize; dwDataSize 0 */
+    }
+    if (how & PACK_LOOSE) { /* PERF_SINGLE_COUNTER, a 4-byte value */
+        st32(b + at + 4, PCQ_PERF_SINGLE_COUNTER);
+        st32(b + at + 8, 32);
+        st32(b + at + 16, 4);
+        st32(b + at + 20, 16);
+        st32(b + at + 24, 7);
+    }
+    *len = total;
+    return b;
+}
+
+static int build_packed(hcase *h, size_t size)
+{
+    h->a = packed_buf((uint32_t)((size - 88) / 18), 0, 0, &h->alen);
+    return 0;
+}
+
 /* One PERF_COUNTERSET block of n instances of counter 1, in order or reversed,
  * named "x" (all one name) or "i<number>", after `empty` error blocks. */
 static uint8_t *instances_buf(uint32_t n, int reversed, int one_name, uint32_t empty, uint32_t step,
@@ -606,6 +657,46 @@ static int build_ids_reversed(hcase *h, size_t size)
     return cook_inputs(h);
 }
 
+/* The cooks on packed instances (packed_buf): the most groups a byte, each
+ * one checked again by the iterators (not canonical), in the samples' order,
+ * reversed, all of one name and id, or (missing base) a RAW_FRACTION whose
+ * base is in no block, with a single-counter block beside. */
+static int build_packed_cook(hcase *h, size_t size, unsigned how)
+{
+    uint32_t n = (uint32_t)(size / 2 / 18);
+    if (how & PACK_LOOSE)
+        h->a = info_buf(2, 0x20020400u, 2, 0, &h->alen); /* RAW_FRACTION over counter 2 */
+    else
+        h->a = info_buf(1, 0x00400400u, 0, 0, &h->alen); /* PERF_COUNTER_DELTA */
+    h->b = packed_buf(n + ((how & PACK_ONE_ID) ? 1 : 0), how, 1, &h->blen);
+    h->c = packed_buf(n, how, 0, &h->clen);
+    if (how & PACK_LOOSE) { /* the single-counter block's counter: identifier Index 1 */
+        h->ids = (pcq_identifier *)xmalloc(sizeof *h->ids);
+        memset(h->ids, 0, sizeof *h->ids);
+        h->ids->counter_id = 1;
+        h->ids->index = 1;
+        h->n_ids = 1;
+    }
+    return cook_inputs(h);
+}
+
+static int build_packed_lockstep(hcase *h, size_t size)
+{
+    return build_packed_cook(h, size, 0);
+}
+static int build_packed_reversed(hcase *h, size_t size)
+{
+    return build_packed_cook(h, size, PACK_REVERSED);
+}
+static int build_packed_one_id(hcase *h, size_t size)
+{
+    return build_packed_cook(h, size, PACK_ONE_ID);
+}
+static int build_packed_loose(hcase *h, size_t size)
+{
+    return build_packed_cook(h, size, PACK_LOOSE);
+}
+
 /* ---- running a mode ------------------------------------------------------- */
 
 static size_t input_len(const hcase *h)
@@ -725,6 +816,8 @@ static hcase cases[] = {
      .expect = PCQ_OK, .expect_strict = PCQ_OK},
     {.name = "empty-set", .kind = PCQ_KIND_DATA, .modes = READERS, .build = build_empty_set,
      .expect = PCQ_OK, .expect_strict = PCQ_ERR_NONCONFORMANT},
+    {.name = "packed", .kind = PCQ_KIND_DATA, .modes = READERS, .build = build_packed,
+     .expect = PCQ_OK, .expect_strict = PCQ_ERR_NONCONFORMANT},
     {.name = "tiny-instances", .kind = PCQ_KIND_INSTANCES, .modes = READERS, .build = build_tiny_instances,
      .expect = PCQ_OK, .expect_strict = PCQ_ERR_NONCONFORMANT},
     {.name = "cook-reversed", .kind = PCQ_KIND_DATA, .modes = M_COOK, .build = build_reversed,
@@ -738,6 +831,14 @@ static hcase cases[] = {
     {.name = "cook-long-list", .kind = PCQ_KIND_DATA, .modes = M_COOK, .build = build_long_list,
      .expect = PCQ_OK, .expect_strict = PCQ_OK},
     {.name = "cook-ids-reversed", .kind = PCQ_KIND_DATA, .modes = M_COOK, .build = build_ids_reversed,
+     .expect = PCQ_OK, .expect_strict = PCQ_OK},
+    {.name = "cook-packed", .kind = PCQ_KIND_DATA, .modes = M_COOK, .build = build_packed_lockstep,
+     .expect = PCQ_OK, .expect_strict = PCQ_OK},
+    {.name = "cook-packed-reversed", .kind = PCQ_KIND_DATA, .modes = M_COOK, .build = build_packed_reversed,
+     .expect = PCQ_OK, .expect_strict = PCQ_OK},
+    {.name = "cook-packed-one-id", .kind = PCQ_KIND_DATA, .modes = M_COOK, .build = build_packed_one_id,
+     .expect = PCQ_OK, .expect_strict = PCQ_OK},
+    {.name = "cook-packed-loose", .kind = PCQ_KIND_DATA, .modes = M_COOK, .build = build_packed_loose,
      .expect = PCQ_OK, .expect_strict = PCQ_OK},
 };
 /* clang-format on */
