@@ -2945,6 +2945,29 @@ static PCQ_NOINLINE int walk_step(pcq_walk *w, pcq_item *it)
 /* 7. Decoders: the walk, run to its end                                    */
 /* ======================================================================== */
 
+/* A decoder that looks for no diagnostic passes the instances of a block
+ * that the lean step takes (pcq_instance_lean_: the checking step's rules,
+ * inline) without making an item of each: on data that is walkable but not
+ * canonical, a packed instance of 18 bytes cost the walk ~700 instructions
+ * (bench/hostile.c `packed`). The first instance it does not take, and the
+ * rest of the block, go through the checking step, which says what is
+ * wrong: the result and the error are the walk's. */
+static void pass_instances(pcq_walk *w)
+{
+    frame *f = &w->frames[w->nframes - 1];
+    pcq_iter it;
+    pcq_data_instance d;
+    it.buf = w->buf;
+    it.len = w->len;
+    it.f = *f;
+    it.fast = 0;
+    pcq_error_set(&it.err, PCQ_OK, 0, NULL);
+    while (it.f.left && pcq_instance_lean_(&it, &d)) continue;
+    f->pos = it.f.pos;
+    f->index = it.f.index;
+    f->left = it.f.left;
+}
+
 /* Walks buf whole; *first (may be NULL) gets the first item, *count the
  * number of items at depth 0. The error, if any, goes to *err. */
 static int walk_all(pcq_kind kind, const void *buf, size_t len, const pcq_opts *opts, pcq_item *first,
@@ -2953,12 +2976,16 @@ static int walk_all(pcq_kind kind, const void *buf, size_t len, const pcq_opts *
     pcq_walk w;
     pcq_item it;
     size_t n = 0;
-    int rc;
+    int rc, lean;
     pcq_walk_begin(&w, kind, buf, len, opts);
     w.mode |= WALK_QUICK;
+    lean = kind == PCQ_KIND_DATA && !diags_on(&w);
     while ((rc = pcq_walk_next(&w, &it)) == 1) {
         if (n == 0 && first) *first = it;
         n += it.depth == 0;
+        if (lean && it.type == PCQ_S_MULTI_INSTANCES && /* its instances' frame is on top: always */
+            PCQ_ALWAYS(w.nframes > 0 && w.frames[w.nframes - 1].kind == FR_DATA_INSTANCES))
+            pass_instances(&w);
     }
     if (rc < 0) {
         if (err) *err = w.err;
@@ -3313,7 +3340,7 @@ void pcq_block_instances(const pcq_data *d, const pcq_block *b, pcq_iter *it)
  * parse_value apply to each value, in the same order. */
 size_t pcq_nul16_(const uint8_t *b, size_t name, size_t end)
 {
-    return find_nul16(b, name, end);
+    return find_nul16_inline(b, name, end); /* one call a name, not two */
 }
 
 size_t pcq_last_value_(const uint8_t *b, size_t len, size_t at, size_t end, uint32_t n)

@@ -463,6 +463,16 @@ void fz_prop_decode_is_walk(pcq_kind kind, const uint8_t *buf, size_t len, int s
         FZ_CHECK(dd.d[i].code == dw.d[i].code && dd.d[i].offset == dw.d[i].offset,
                  "%s: diagnostic %zu differs", pcq_kind_name(kind), i);
     FZ_CHECK(!dw.order_broken, "%s: diagnostics out of wire order", pcq_kind_name(kind));
+    if (!strict) { /* no callback: decoders pass the instances the lean step takes, the same error */
+        pcq_error en;
+        int rn = pcq_validate(kind, buf, len, NULL, &en);
+        FZ_CHECK(rn == rw, "%s: decode without diagnostics says %s, the walk %s", pcq_kind_name(kind),
+                 pcq_status_name(rn), pcq_status_name(rw));
+        if (rn < 0)
+            FZ_CHECK(en.code == ew.code && en.offset == ew.offset && en.what == ew.what,
+                     "%s: decode without diagnostics blames %zu (%s), the walk %zu (%s)", pcq_kind_name(kind),
+                     en.offset, en.what, ew.offset, ew.what);
+    }
 }
 
 /* ---- (a) the typed iterators, as items ---------------------------------- */
