@@ -912,7 +912,7 @@ static int block_counter(const ccommon *cc, uint32_t i, uint32_t *id, const pcq_
 
 /* A group: the values of one instance, or of one single-instance block. */
 typedef struct cgroup {
-    pcq_block blk;
+    const pcq_block *blk; /* the walk's (or group_at's): it stays while the group is cooked */
     uint32_t block_index;
     pcq_data_instance inst; /* types 4 and 6 */
     int has_instance;
@@ -929,8 +929,9 @@ typedef struct gref {
     const uint8_t *name; /* its instance name, when has_instance */
     uint32_t name_len, instance_id;
     uint32_t block_off, inst_off, block_index, one_id;
-    uint32_t rank; /* its instance's rank among the sample's (values indexed) */
-    uint32_t hash; /* of its instance (has_instance, InstanceId, name): the sort's first key */
+    uint32_t values, values_end; /* an instance's values, as the walk found them (0: not an instance) */
+    uint32_t rank;               /* its instance's rank among the sample's (values indexed) */
+    uint32_t hash;               /* of its instance (has_instance, InstanceId, name): the sort's first key */
     uint8_t has_instance, single;
 } gref;
 
@@ -956,7 +957,7 @@ static void gwalk_begin(gwalk *w, const pcq_data *d, const ccommon *cc)
 /* Group g, an instance of w's block, from g->inst. */
 static void instance_group(const pcq_block *blk, uint32_t block_index, uint32_t blk_id, cgroup *g)
 {
-    g->blk = *blk;
+    g->blk = blk;
     g->block_index = block_index;
     g->has_instance = 1;
     g->instance_id = g->inst.instance_id;
@@ -971,7 +972,7 @@ static void instance_group(const pcq_block *blk, uint32_t block_index, uint32_t 
 static void block_group(const ccommon *cc, const pcq_block *blk, uint32_t i, uint32_t id,
                         const pcq_identifier *ident, cgroup *g)
 {
-    g->blk = *blk;
+    g->blk = blk;
     g->block_index = i;
     g->single = 1;
     g->one_id = id;
@@ -1007,7 +1008,7 @@ static int gwalk_next(gwalk *w, cgroup *g)
         }
         if (w->blk.type == PCQ_PERF_MULTI_COUNTERS) {
             memset(g, 0, sizeof *g);
-            g->blk = w->blk;
+            g->blk = &w->blk;
             g->block_index = w->next_block - 1;
             return 1;
         }
@@ -1047,8 +1048,10 @@ static void gref_of(const cgroup *g, gref *r)
     r->name = g->name.ptr;
     r->name_len = (uint32_t)g->name.len;
     r->instance_id = g->instance_id;
-    r->block_off = (uint32_t)g->blk.offset;
+    r->block_off = (uint32_t)g->blk->offset;
     r->inst_off = (uint32_t)g->inst_offset;
+    r->values = r->inst_off ? (uint32_t)g->inst.values : 0;
+    r->values_end = r->inst_off ? (uint32_t)g->inst.values_end : 0;
     r->block_index = g->block_index;
     r->one_id = g->one_id;
     r->has_instance = (uint8_t)g->has_instance;
@@ -1056,28 +1059,53 @@ static void gref_of(const cgroup *g, gref *r)
     r->rank = 0;
 }
 
-/* The group a gref names, as the walk made it. */
-static void group_at(const pcq_data *d, const ccommon *cc, const gref *r, cgroup *g)
+/* The block group_at read last: groups of one block come one after
+ * another, and reading the block again for each cost more than the group
+ * (bench/hostile.c `cook-packed-reversed`). off 0: none yet (a block never
+ * starts at 0). */
+typedef struct gcache {
+    size_t off;
+    pcq_block blk;
+} gcache;
+
+/* The group a gref names, as the walk made it; g->blk points into *c. An
+ * instance is not stepped again: its name and values are where the walk
+ * found them (these bytes, this call), its values read in place (gv_begin). */
+static void group_at(const pcq_data *d, const ccommon *cc, const gref *r, cgroup *g, gcache *c)
 {
     pcq_iter it;
-    pcq_block blk;
-    memset(g, 0, sizeof *g);
-    pcq_data_blocks(d, &it);
-    it.f.pos = r->block_off; /* the walk met a block there: read it again */
-    pcq_blocks_next(&it, &blk);
+    if (c->off != r->block_off) {
+        pcq_data_blocks(d, &it);
+        it.f.pos = r->block_off; /* the walk met a block there: read it again */
+        pcq_blocks_next(&it, &c->blk);
+        c->off = r->block_off;
+    }
     if (r->inst_off == 0) {
+        memset(g, 0, sizeof *g);
         if (!r->single) {
-            g->blk = blk;
+            g->blk = &c->blk;
             g->block_index = r->block_index;
             return;
         }
-        block_group(cc, &blk, r->block_index, r->one_id, ident_for_block(cc, r->block_index), g);
+        block_group(cc, &c->blk, r->block_index, r->one_id, ident_for_block(cc, r->block_index), g);
         return;
     }
-    pcq_block_instances(d, &blk, &it);
-    it.f.pos = r->inst_off;
-    pcq_instances_of_block_next(&it, &g->inst);
-    instance_group(&blk, r->block_index, r->one_id, g);
+    g->inst.size = r->values - r->inst_off; /* instance_group sets every field but inst */
+    g->inst.instance_id = r->instance_id;
+    g->inst.name.ptr = r->name;
+    g->inst.name.len = r->name_len;
+    g->inst.offset = r->inst_off;
+    g->inst.num_values = c->blk.type == PCQ_PERF_COUNTERSET ? c->blk.num_counters : 1u;
+    g->inst.values = r->values;
+    g->inst.values_end = r->values_end;
+    pcq_value_none_(&g->inst.value);               /* type 6: not read (gv_next reads its values in place) */
+    if (c->blk.type == PCQ_PERF_MULTI_INSTANCES) { /* its one value, as the iterator gives it */
+        uint32_t size = r->values_end - r->values, ds = 0;
+        /* the walk checked it, this call (8 <= dwSize, dwDataSize fits): always */
+        if (PCQ_ALWAYS(size >= 8) && PCQ_ALWAYS((ds = pcq_ld32_(d->buf + r->values)) <= size - 8))
+            pcq_value_any_(d->buf, r->values, ds, size, &g->inst.value);
+    }
+    instance_group(&c->blk, r->block_index, r->one_id, g);
 }
 
 /* Group keys: the instance (has_instance, InstanceId, name), then the kind
@@ -1234,22 +1262,54 @@ static void sample_scan(csample *s)
     }
 }
 
-/* The values of group g, with their counter ids. */
+/* The values of group g, with their counter ids. An instance's values are
+ * read in place, from the extent the instance iterator found for them
+ * (values .. values_end: every value checked as the walk checks it, this
+ * step, on these bytes), each bounded again by that extent: the checking
+ * iterator's setup and end, out of line, cost more than the value on data
+ * that is not canonical (bench/hostile.c `cook-packed`). */
 typedef struct gvit {
-    pcq_iter it;
-    uint32_t j;
-    int single; /* types 1, 4: the one value, not yet returned */
+    pcq_iter it;          /* type 2: the block's values */
+    const uint8_t *b;     /* types 6 and 4 ... */
+    size_t at, end;       /* ... the next value, the end of the instance's */
+    uint32_t left, j;     /* values not yet read; the next one's position */
+    int single, in_place; /* types 1, 4: the one value, not yet returned; type 6 */
 } gvit;
 
 static void gv_begin(const pcq_data *d, const cgroup *g, gvit *v)
 {
     v->j = 0;
     v->single = g->single; /* types 1 and 4: their one value; `it` is not used */
+    v->in_place = !g->single && g->blk->type != PCQ_PERF_MULTI_COUNTERS;
     if (g->single) return;
-    if (g->blk.type == PCQ_PERF_MULTI_COUNTERS)
-        pcq_block_values(d, &g->blk, &v->it);
-    else
-        pcq_instance_values(d, &g->inst, &v->it);
+    if (!v->in_place) {
+        pcq_block_values(d, g->blk, &v->it);
+        return;
+    }
+    v->b = d->buf;
+    v->at = g->inst.values;
+    v->end = g->inst.values_end;
+    v->left = g->inst.num_values;
+}
+
+/* The next value of an instance, in place: 1, or 0 after its last. */
+static CALC_INLINE int gv_in_place(gvit *v, cval *out)
+{
+    const uint8_t *b = v->b;
+    size_t at = v->at;
+    uint32_t ds, size;
+    if (!v->left) return 0;
+    /* the instance iterator checked each of them (pcq_instance_lean_): never */
+    if (PCQ_NEVER(v->end - at < 8)) return 0;
+    ds = pcq_ld32_(b + at);
+    size = pcq_ld32_(b + at + 4);
+    if (PCQ_NEVER(size < 8 || size > v->end - at || ds > size - 8)) return 0;
+    out->u64 = ds == 8 ? pcq_ld64_(b + at + 8) : ds == 4 ? pcq_ld32_(b + at + 8) : 0;
+    out->offset = (uint32_t)at;
+    out->size = ds == 4 || ds == 8 ? (uint8_t)ds : 0xFFu; /* 0xFF: not 4 or 8 */
+    v->at = at + size;
+    v->left--;
+    return 1;
 }
 
 static void to_cval(const pcq_value *x, cval *v)
@@ -1267,12 +1327,16 @@ static int gv_next(gvit *v, const cgroup *g, uint32_t *id, cval *out)
         if (!v->single) return 0;
         v->single = 0;
         *id = g->one_id;
-        to_cval(g->blk.type == PCQ_PERF_SINGLE_COUNTER ? &g->blk.value : &g->inst.value, out);
+        to_cval(g->blk->type == PCQ_PERF_SINGLE_COUNTER ? &g->blk->value : &g->inst.value, out);
         return 1;
     }
-    if (pcq_values_next(&v->it, &val) != 1) return 0; /* validated: 1 or 0 */
-    *id = pcq_block_counter_id(&g->blk, v->j++);
-    to_cval(&val, out);
+    if (v->in_place) {
+        if (!gv_in_place(v, out)) return 0;
+    } else {
+        if (pcq_values_next(&v->it, &val) != 1) return 0; /* validated: 1 or 0 */
+        to_cval(&val, out);
+    }
+    *id = pcq_block_counter_id(g->blk, v->j++);
     return 1;
 }
 
@@ -1304,6 +1368,8 @@ static void sample_index(csample *s, cmem *m, int values)
             k++;
         }
     }
+    if (PCQ_NEVER(i < s->ngroups))
+        s->ngroups = i; /* validated: the walk finds every group the scan counted */
     sort_groups(s, m);
     if (!values) return;
     for (i = 0; i < s->ngroups; i++) { /* the same instance: the same rank */
@@ -1553,8 +1619,8 @@ static void sample_clocks(const pcq_data *d, pcq_calc_sample *s)
 /* Where a value's counter id travels, for the error offset. */
 static size_t id_offset(const pcq_data *d, const cgroup *g, uint32_t j)
 {
-    if (!g->single) return (size_t)(g->blk.counter_ids.ptr - d->buf) + (size_t)j * 4;
-    return g->blk.offset;
+    if (!g->single) return (size_t)(g->blk->counter_ids.ptr - d->buf) + (size_t)j * 4;
+    return g->blk->offset;
 }
 
 /* §2.2.4.2: a PERF_SAMPLE_BASE value "MUST be greater than 0". The data
@@ -1620,11 +1686,11 @@ static int cook_columns(cook_ctx *c, const cgroup *g, uint32_t gi, const cgroup 
     pcq_calc_sample ns, os;
     pcq_calc_row tmpl;
     uint32_t j, m, om = 0;
-    if (!same_list(cs->have, cs->ids, g->blk.counter_ids)) columns_make(cs, &c->cc, &g->blk);
-    if (og != NULL && !same_list(cs->ohave, cs->oids, og->blk.counter_ids))
-        columns_older(cs, &c->cc, &og->blk);
+    if (!same_list(cs->have, cs->ids, g->blk->counter_ids)) columns_make(cs, &c->cc, g->blk);
+    if (og != NULL && !same_list(cs->ohave, cs->oids, og->blk->counter_ids))
+        columns_older(cs, &c->cc, og->blk);
     m = read_group(c->nw.d, g, cs->n, cs->nv);
-    if (og != NULL) om = read_group(c->older, og, og->blk.num_counters, cs->ov);
+    if (og != NULL) om = read_group(c->older, og, og->blk->num_counters, cs->ov);
     sample_clocks(c->nw.d, &ns);
     if (og != NULL) sample_clocks(c->older, &os);
     row_start(&tmpl, g, 0, 0);
@@ -1723,18 +1789,25 @@ static int cook_groups(cook_ctx *c, pcq_calc_row *rows, size_t *n)
 {
     gwalk w, ow;
     cgroup g, og;
+    gcache nc, oc;
     uint32_t i;
     int rc, found;
+    nc.off = oc.off = 0;
     gwalk_begin(&w, c->nw.d, &c->cc);
     if (c->lockstep) gwalk_begin(&ow, c->older, &c->cc);
-    for (i = 0; gwalk_next(&w, &g) == 1; i++) {
+    for (i = 0;; i++) { /* indexed samples: their groups from the index, not another walk */
         size_t first = *n;
         uint32_t oi = i;
+        if (c->nw.refs == NULL ? gwalk_next(&w, &g) != 1 : i >= c->nw.ngroups) break;
+        if (c->nw.refs != NULL) group_at(c->nw.d, &c->cc, &c->nw.refs[i], &g, &nc);
         found = 0;
-        if (c->older != NULL && c->lockstep) {
-            found = PCQ_ALWAYS(gwalk_next(&ow, &og) == 1); /* as many groups, the same ones */
+        if (c->older != NULL && c->lockstep && c->old.refs != NULL) {
+            group_at(c->older, &c->cc, &c->old.refs[i], &og, &oc); /* as many groups, the same ones */
+            found = 1;
+        } else if (c->older != NULL && c->lockstep) {
+            found = PCQ_ALWAYS(gwalk_next(&ow, &og) == 1);
         } else if (c->older != NULL && (oi = c->match[i]) != NO_POS) {
-            group_at(c->older, &c->cc, &c->old.refs[oi], &og);
+            group_at(c->older, &c->cc, &c->old.refs[oi], &og, &oc);
             found = 1;
         }
         rc = g.single ? cook_single(c, &g, i, found ? &og : NULL, oi, rows, n)
@@ -1746,7 +1819,10 @@ static int cook_groups(cook_ctx *c, pcq_calc_row *rows, size_t *n)
 }
 
 /* Whether the two samples list the same groups in the same order (the
- * common case: then the i-th matches the i-th, and no index is needed). */
+ * common case: then the i-th matches the i-th, and no index is needed).
+ * Asked only of samples with as many groups (sample_scan counts them from
+ * the block headers): samples that differ in that are told apart without a
+ * walk (bench/hostile.c: an older sample of one instance more). */
 static int lockstep(const pcq_data *nw, const pcq_data *old, const ccommon *cc)
 {
     gwalk a, b;
@@ -1757,7 +1833,7 @@ static int lockstep(const pcq_data *nw, const pcq_data *old, const ccommon *cc)
     for (;;) {
         ra = gwalk_next(&a, &x);
         rb = gwalk_next(&b, &y);
-        if (ra != rb) return 0;
+        if (PCQ_NEVER(ra != rb)) return 0; /* called with as many groups in each (sample_scan) */
         if (ra == 0) return 1;
         if (!same_group(&x, &y)) return 0;
     }
@@ -2213,7 +2289,8 @@ static size_t cook_plan(cook_ctx *c, size_t *rows, size_t *nagg)
             so.cc = &c->cc;
             sample_scan(&so);
             lo = so.loose;
-            step = lockstep(c->newer, c->older, &c->cc);
+            step = sn.ngroups == so.ngroups &&
+                   lockstep(c->newer, c->older, &c->cc); /* as many groups first */
             c->planned = step; /* cook_prepare would find the same: the identifiers are in order */
         }
     }
@@ -2320,7 +2397,9 @@ static int cook_prepare(cook_ctx *c, cmem *m)
     if (!c->cc.ids_ordered || c->nw.loose || !hints_ok(c->cc.info, c->newer)) info_index(&c->cc, m);
     if ((rc = check_counters(&c->cc, c->newer, c->err)) < 0) return rc;
     cols_setup(&c->cols, m, c->nw.max_list > c->old.max_list ? c->nw.max_list : c->old.max_list);
-    c->lockstep = c->older != NULL && (c->planned >= 0 ? c->planned : lockstep(c->nw.d, c->older, &c->cc));
+    c->lockstep = c->older != NULL &&
+                  (c->planned >= 0 ? c->planned
+                                   : c->nw.ngroups == c->old.ngroups && lockstep(c->nw.d, c->older, &c->cc));
     if (c->older != NULL && !c->lockstep) {
         sample_index(&c->nw, m, c->nw.loose);
         sample_index(&c->old, m, c->old.loose);

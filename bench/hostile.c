@@ -412,7 +412,8 @@ static int build_empty_set(hcase *h, size_t size)
  * with no value (dwDataSize 0): two items in 18 bytes, each unaligned
  * (lenient: walkable, a diagnostic each; strict: NONCONFORMANT). `older`
  * and `how` (PACK_*) make the cook's samples: InstanceIds reversed in the
- * older one, or all one, with one instance more at its front; with
+ * older one, or all one but the older's last (as many groups, the same
+ * until the last: the lockstep test walks both whole, then the join); with
  * PACK_LOOSE a single-counter block after it (a value outside every
  * instance: the cook indexes every value to find related ones). */
 enum {
@@ -438,7 +439,9 @@ static uint8_t *packed_buf(uint32_t n, unsigned how, int older, size_t *len)
     st32(b + at + 36, n);
     for (at += 40, k = 0; k < n; k++, at += 18) {
         st32(b + at, 10);
-        st32(b + at + 4, (how & PACK_ONE_ID) ? 7 : (older && (how & PACK_REVERSED)) ? n - 1 - k : k);
+        st32(b + at + 4, (how & PACK_ONE_ID)                ? (older && k == n - 1 ? 8 : 7)
+                         : (older && (how & PACK_REVERSED)) ? n - 1 - k
+                                                            : k);
         st32(b + at + 14, 8); /* the value's dwSize; dwDataSize 0 */
     }
     if (how & PACK_LOOSE) { /* PERF_SINGLE_COUNTER, a 4-byte value */
@@ -668,7 +671,7 @@ static int build_packed_cook(hcase *h, size_t size, unsigned how)
         h->a = info_buf(2, 0x20020400u, 2, 0, &h->alen); /* RAW_FRACTION over counter 2 */
     else
         h->a = info_buf(1, 0x00400400u, 0, 0, &h->alen); /* PERF_COUNTER_DELTA */
-    h->b = packed_buf(n + ((how & PACK_ONE_ID) ? 1 : 0), how, 1, &h->blen);
+    h->b = packed_buf(n, how, 1, &h->blen);
     h->c = packed_buf(n, how, 0, &h->clen);
     if (how & PACK_LOOSE) { /* the single-counter block's counter: identifier Index 1 */
         h->ids = (pcq_identifier *)xmalloc(sizeof *h->ids);

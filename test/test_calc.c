@@ -2180,8 +2180,9 @@ static void singles_data(wbuf *w, uint64_t t, const uint32_t *v, uint32_t n)
 }
 
 /* A type 6 block, then a type 4 block (its identifier: counter 2); the
- * older's type 6 block has no instance. */
-static void kinds_data(wbuf *w, int newer)
+ * older's type 6 block has no instance, and with `more` its type 4 block a
+ * second one (as many groups as the newer's, the first of another kind). */
+static void kinds_data(wbuf *w, int newer, int more)
 {
     static const uint32_t id1[1] = {1};
     size_t b, mi;
@@ -2199,7 +2200,11 @@ static void kinds_data(wbuf *w, int newer)
     mi = multi_instances_begin(w);
     instance(w, 4, "z");
     value32(w, newer ? 70 : 63);
-    multi_instances_end(w, mi, 1);
+    if (more) {
+        instance(w, 5, "y");
+        value32(w, 50);
+    }
+    multi_instances_end(w, mi, more ? 2 : 1);
     block_end(w, b);
     data_end(w, 2);
 }
@@ -2230,13 +2235,20 @@ static void test_cook_not_lockstep(void)
     ids[0].counter_id = 1;
     ids[1].counter_id = 2;
     ids[1].index = 1;
-    kinds_data(&wo, 0);
-    kinds_data(&wn, 1);
+    kinds_data(&wo, 0, 0);
+    kinds_data(&wn, 1, 0);
     if (decode_data(&wo, &od) || decode_data(&wn, &nd)) return;
     rc = pcq_calc_cook(&info, &od, &nd, ids, 2, 0, rows, CAP(rows), &n, NULL);
     TL_CHECK(rc == PCQ_OK && n == 2, "kinds: %s, %zu rows", pcq_status_name(rc), n);
     ROW(1, "x", 0, PCQ_CALC_NEED_SECOND_SAMPLE, 0); /* not in the older sample */
     ROW(2, "z", 0, PCQ_CALC_OK, 7.0);               /* 70 - 63 */
+    /* as many groups (two), the first a type 6 instance against a type 4 one */
+    kinds_data(&wo, 0, 1);
+    if (decode_data(&wo, &od)) return;
+    rc = pcq_calc_cook(&info, &od, &nd, ids, 2, 0, rows, CAP(rows), &n, NULL);
+    TL_CHECK(rc == PCQ_OK && n == 2, "kinds, as many groups: %s, %zu rows", pcq_status_name(rc), n);
+    ROW(1, "x", 0, PCQ_CALC_NEED_SECOND_SAMPLE, 0); /* not in the older sample */
+    ROW(2, "z", 0, PCQ_CALC_OK, 7.0);
 
     /* Single-counter blocks with no identifiers (block i: counter i + 1);
      * the older's block 0 is an error block, so its first group is block 1's
@@ -2259,6 +2271,24 @@ static void test_cook_not_lockstep(void)
     TL_CHECK(rc == PCQ_OK && n == 2, "an error block first: %s, %zu rows", pcq_status_name(rc), n);
     ROW(1, NULL, 0, PCQ_CALC_NEED_SECOND_SAMPLE, 0); /* the older's block 0 holds no value */
     ROW(2, NULL, 0, PCQ_CALC_OK, 30.0);              /* 230 - 200 */
+
+    /* One group each, of other counters: the newer's block 0 (counter 1),
+     * then an error block; the older's error block, then block 1 (counter 2). */
+    {
+        size_t b;
+        data_begin(&wn, 2000, 0, 1000u);
+        b = block_begin(&wn, 1);
+        value32(&wn, 110);
+        block_end(&wn, b);
+        b = block_begin(&wn, 0);
+        patch32(&wn, b, 232); /* ERROR_NO_DATA */
+        block_end(&wn, b);
+        data_end(&wn, 2);
+    }
+    if (decode_data(&wn, &nd)) return;
+    rc = pcq_calc_cook(&info, &od, &nd, NULL, 0, 0, rows, CAP(rows), &n, NULL);
+    TL_CHECK(rc == PCQ_OK && n == 1, "one group each, other counters: %s, %zu rows", pcq_status_name(rc), n);
+    ROW(1, NULL, 0, PCQ_CALC_NEED_SECOND_SAMPLE, 0); /* the older has no counter 1 */
 }
 
 /* ------------------------------------------------------------------------ */
