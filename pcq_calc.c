@@ -1262,28 +1262,32 @@ static void sample_scan(csample *s)
     }
 }
 
-/* The values of group g, with their counter ids. An instance's values are
- * read in place, from the extent the instance iterator found for them
- * (values .. values_end: every value checked as the walk checks it, this
- * step, on these bytes), each bounded again by that extent: the checking
- * iterator's setup and end, out of line, cost more than the value on data
- * that is not canonical (bench/hostile.c `cook-packed`). */
+/* The values of group g, with their counter ids. On data that is not
+ * canonical an instance's values are read in place, from the extent the
+ * instance iterator found for them (values .. values_end: every value
+ * checked as the walk checks it, this step, on these bytes), each bounded
+ * again by that extent: the checking iterator's setup and end, out of line,
+ * cost more than the value (bench/hostile.c `cook-packed`). */
 typedef struct gvit {
-    pcq_iter it;          /* type 2: the block's values */
-    const uint8_t *b;     /* types 6 and 4 ... */
+    pcq_iter it;          /* type 2, and a canonical instance: the values */
+    const uint8_t *b;     /* an instance, not canonical ... */
     size_t at, end;       /* ... the next value, the end of the instance's */
     uint32_t left, j;     /* values not yet read; the next one's position */
-    int single, in_place; /* types 1, 4: the one value, not yet returned; type 6 */
+    int single, in_place; /* types 1, 4: the one value, not yet returned; b, at, end, left in use */
 } gvit;
 
 static void gv_begin(const pcq_data *d, const cgroup *g, gvit *v)
 {
     v->j = 0;
     v->single = g->single; /* types 1 and 4: their one value; `it` is not used */
-    v->in_place = !g->single && g->blk->type != PCQ_PERF_MULTI_COUNTERS;
+    v->in_place = !g->single && g->blk->type != PCQ_PERF_MULTI_COUNTERS && !(d->flags & PCQ_DATA_CANONICAL_);
     if (g->single) return;
-    if (!v->in_place) {
+    if (g->blk->type == PCQ_PERF_MULTI_COUNTERS) {
         pcq_block_values(d, g->blk, &v->it);
+        return;
+    }
+    if (!v->in_place) { /* canonical: 16 bytes a value, stepped without checks */
+        pcq_instance_values(d, &g->inst, &v->it);
         return;
     }
     v->b = d->buf;

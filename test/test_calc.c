@@ -2292,6 +2292,82 @@ static void test_cook_not_lockstep(void)
 }
 
 /* ------------------------------------------------------------------------ */
+/* Cooking: instances packed without padding (Size 12: the header and a     */
+/* one-character name; then a 16-byte value: 28 bytes, so every instance    */
+/* after the first is unaligned). Not canonical: the cook reads each value  */
+/* where the instance's step found it. The older sample in the same order,  */
+/* reversed (the join), and with a single-counter block after (loose).      */
+/* ------------------------------------------------------------------------ */
+static void packed_sample(wbuf *w, uint64_t t, int reversed, int loose, const uint32_t *v)
+{
+    uint32_t k, i, block = 40 + 3 * 28;
+    w->n = 0;
+    put32(w, 48 + block + (loose ? 32u : 0u)); /* dwTotalSize */
+    put32(w, loose ? 2u : 1u);                 /* dwNumCounter */
+    put64(w, t);                               /* PerfTimeStamp */
+    put64(w, 0);                               /* PerfTime100NSec */
+    put64(w, 1000);                            /* PerfFreq */
+    put64(w, 0);                               /* SystemTime */
+    put64(w, 0);
+    put32(w, 0); /* block: dwStatus, dwType 6, dwSize, Reserved */
+    put32(w, 6);
+    put32(w, block);
+    put32(w, 0);
+    put32(w, 16); /* _PERF_MULTI_COUNTERS: dwSize, dwCounters, counter 1, padding */
+    put32(w, 1);
+    put32(w, 1);
+    put32(w, 0);
+    put32(w, block - 32); /* _PERF_MULTI_INSTANCES: dwTotalSize, dwInstances */
+    put32(w, 3);
+    for (k = 0; k < 3; k++) {
+        i = reversed ? 2 - k : k;
+        put32(w, 12);      /* Size */
+        put32(w, i);       /* InstanceId */
+        put32(w, 'a' + i); /* "a", "b" or "c", its NUL */
+        put32(w, 4);       /* dwDataSize */
+        put32(w, 16);      /* dwSize */
+        put64(w, v[i]);    /* the value, 4 bytes of padding */
+    }
+    if (loose) { /* block 1, PERF_SINGLE_COUNTER: counter 2 (no identifiers) */
+        put32(w, 0);
+        put32(w, 1);
+        put32(w, 32);
+        put32(w, 0);
+        put32(w, 4);
+        put32(w, 16);
+        put64(w, 7);
+    }
+}
+
+static void test_cook_packed(void)
+{
+    static const uint32_t ov[3] = {100, 200, 300}, nv[3] = {150, 260, 390};
+    wbuf wi, wo, wn;
+    pcq_counterset_info info;
+    pcq_data od, nd;
+    pcq_calc_row rows[40];
+    size_t n = 0;
+    int rc, how;
+    info_begin(&wi, 2, 2);
+    info_counter(&wi, 1, 0x00400400u, 0, 0, 0, 0, 0, 0, 0); /* PERF_COUNTER_DELTA */
+    info_counter(&wi, 2, 0x00400400u, 0, 0, 0, 0, 0, 0, 0);
+    if (decode_info(&wi, &info)) return;
+    for (how = 0; how < 3; how++) {
+        packed_sample(&wo, 1000, how == 1, how == 2, ov);
+        packed_sample(&wn, 2000, 0, how == 2, nv);
+        if (decode_data(&wo, &od) || decode_data(&wn, &nd)) return;
+        TL_CHECK(!(nd.flags & PCQ_DATA_CANONICAL_), "packed instances: not canonical");
+        rc = pcq_calc_cook(&info, &od, &nd, NULL, 0, 0, rows, CAP(rows), &n, NULL);
+        TL_CHECK(rc == PCQ_OK && n == (how == 2 ? 4u : 3u), "packed %d: %s, %zu rows", how,
+                 pcq_status_name(rc), n);
+        ROW(1, "a", 0, PCQ_CALC_OK, 50.0); /* 150 - 100 */
+        ROW(1, "b", 0, PCQ_CALC_OK, 60.0);
+        ROW(1, "c", 0, PCQ_CALC_OK, 90.0);
+        if (how == 2) ROW(2, NULL, 0, PCQ_CALC_OK, 0.0); /* 7 - 7 */
+    }
+}
+
+/* ------------------------------------------------------------------------ */
 /* Cooking: identifiers out of order. Block i's is the first whose Index is */
 /* i; an Index past the last block names none; the older sample has a block */
 /* more than the newer.                                                     */
@@ -2433,6 +2509,7 @@ int main(void)
     test_cook_column();
     test_cook_hash_collision();
     test_cook_not_lockstep();
+    test_cook_packed();
     test_cook_ids_out_of_order();
     test_cook_equal_ids();
     test_cook_one_name_many();
