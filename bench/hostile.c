@@ -662,8 +662,8 @@ static int build_ids_reversed(hcase *h, size_t size)
 
 /* The cooks on packed instances (packed_buf): the most groups a byte, each
  * one checked again by the iterators (not canonical), in the samples' order,
- * reversed, all of one name and id, or (missing base) a RAW_FRACTION whose
- * base is in no block, with a single-counter block beside. */
+ * reversed, all of one name and id but the older's last, or (loose) a
+ * RAW_FRACTION whose base is in no block, with a single-counter block beside. */
 static int build_packed_cook(hcase *h, size_t size, unsigned how)
 {
     uint32_t n = (uint32_t)(size / 2 / 18);
