@@ -1021,10 +1021,13 @@ static int gwalk_next(gwalk *w, cgroup *g)
     }
 }
 
-/* A 32-bit hash of an instance: equal instances hash alike, so the groups of
+/* A 24-bit hash of an instance: equal instances hash alike, so the groups of
  * one instance sort together; two that differ and hash alike are put in
- * order by key_cmp (sample_index). The name 8 bytes a step (a multiply and
- * a shift each), its tail a byte at a time. */
+ * order by key_cmp (sort_groups). 24 bits are three passes of the radix sort
+ * (32 were four): a sample of 1 MiB holds at most ~58,000 instances (18
+ * bytes each), among which ~100 pairs share a hash by chance, each a run of
+ * two. The name 8 bytes a step (a multiply and a shift each), its tail a
+ * byte at a time. */
 static uint32_t instance_hash(int has_instance, uint32_t instance_id, const uint8_t *name, size_t n)
 {
     const uint64_t mul = 0x9E3779B97F4A7C15u;
@@ -1039,7 +1042,7 @@ static uint32_t instance_hash(int has_instance, uint32_t instance_id, const uint
     for (x = 0; i < n; i++) x = x << 8 | name[i];
     h = (h ^ x) * mul;
     h ^= h >> 32;
-    return (uint32_t)h;
+    return (uint32_t)h & 0xFFFFFFu;
 }
 
 static void gref_of(const cgroup *g, gref *r)
@@ -1066,6 +1069,7 @@ static void gref_of(const cgroup *g, gref *r)
 typedef struct gcache {
     size_t off;
     pcq_block blk;
+    pcq_iter it; /* reads it (here, not on group_at's stack: a large local costs each call) */
 } gcache;
 
 /* The group a gref names, as the walk made it; g->blk points into *c. An
@@ -1073,11 +1077,10 @@ typedef struct gcache {
  * found them (these bytes, this call), its values read in place (gv_begin). */
 static void group_at(const pcq_data *d, const ccommon *cc, const gref *r, cgroup *g, gcache *c)
 {
-    pcq_iter it;
     if (c->off != r->block_off) {
-        pcq_data_blocks(d, &it);
-        it.f.pos = r->block_off; /* the walk met a block there: read it again */
-        pcq_blocks_next(&it, &c->blk);
+        pcq_data_blocks(d, &c->it);
+        c->it.f.pos = r->block_off; /* the walk met a block there: read it again */
+        pcq_blocks_next(&c->it, &c->blk);
         c->off = r->block_off;
     }
     if (r->inst_off == 0) {
@@ -1340,7 +1343,11 @@ static int gv_next(gvit *v, const cgroup *g, uint32_t *id, cval *out)
         if (pcq_values_next(&v->it, &val) != 1) return 0; /* validated: 1 or 0 */
         to_cval(&val, out);
     }
-    *id = pcq_block_counter_id(g->blk, v->j++);
+    /* pcq_block_counter_id without the call; validated: a list holds an id for every value */
+    *id = PCQ_ALWAYS(v->j < g->blk->counter_ids.len / 4)
+              ? pcq_ld32_(g->blk->counter_ids.ptr + 4 * (size_t)v->j)
+              : 0;
+    v->j++;
     return 1;
 }
 

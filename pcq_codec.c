@@ -1861,18 +1861,13 @@ static PCQ_INLINE void fill_value(const uint8_t *b, size_t at, pcq_value *v)
     pcq_value_any_(b, at, ld32(b + at + COUNTER_DATA_dwDataSize), ld32(b + at + COUNTER_DATA_dwSize), v);
 }
 
-/* The common value, checked in a few instructions: the structure fits the
- * frame and the input, 8 <= dwSize <= what is left, dwDataSize fits, and
- * no slack (below). parse_value works out which rule broke. */
+/* The common value, checked in a few instructions (pcq_value_size_, in the
+ * header, where the inline steps use the same rules): the structure fits
+ * the frame and the input, 8 <= dwSize <= what is left, dwDataSize fits,
+ * and no slack (below). parse_value works out which rule broke. */
 static PCQ_INLINE int value_ok(const uint8_t *b, size_t len, size_t at, size_t end)
 {
-    uint32_t data_size, size;
-    size_t room = (end < len ? end : len) - at;
-    if (room < COUNTER_DATA_SIZE) return 0;
-    data_size = ld32(b + at + COUNTER_DATA_dwDataSize);
-    size = ld32(b + at + COUNTER_DATA_dwSize);
-    return size >= COUNTER_DATA_SIZE && size <= room && data_size <= size - COUNTER_DATA_SIZE &&
-           (size < 24 || size - COUNTER_DATA_SIZE - data_size < 8);
+    return pcq_value_size_(b, at, end < len ? end : len) != 0;
 }
 
 /* _PERF_COUNTER_DATA and its value (§2.2.4.9): 8 <= dwSize inside the frame

@@ -1016,21 +1016,33 @@ PCQ_INLINE_ void pcq_value_none_(pcq_value *out)
     out->offset = 0;
 }
 
+/* The rules a _PERF_COUNTER_DATA at `at` keeps (§2.2.4.9; parse_value says
+ * which one broke): it starts before lim (the frame's end or the input's,
+ * the nearer), 8 <= dwSize <= lim - at, dwDataSize <= dwSize - 8, and fewer
+ * than 8 unused bytes past the least value area of 8 (D6). Its dwSize, or 0.
+ * The one copy of these rules: the decoders (value_ok) and the inline steps
+ * below use it. */
+PCQ_INLINE_ uint32_t pcq_value_size_(const uint8_t *b, size_t at, size_t lim)
+{
+    uint32_t ds, size;
+    if (at >= lim || lim - at < 8) return 0;
+    ds = pcq_ld32_(b + at);
+    size = pcq_ld32_(b + at + 4);
+    if (size < 8 || size > lim - at || ds > size - 8 || (size >= 24 && size - 8 - ds >= 8)) return 0;
+    return size;
+}
+
 /* A value of a buffer that is not canonical, checked inline by the rules
- * of the checking step (frame_more, then parse_value: 8 <= dwSize inside
- * the frame and the input, dwDataSize inside it, fewer than 8 unused bytes
- * past the least value area): 1 and the value, or 0, *it untouched, for the
- * checking step to say what is wrong. */
+ * of the checking step (frame_more, then parse_value: pcq_value_size_):
+ * 1 and the value, or 0, *it untouched, for the checking step to say what
+ * is wrong. */
 PCQ_INLINE_ int pcq_value_lean_(pcq_iter *it, pcq_value *out)
 {
     const uint8_t *b = it->buf;
     size_t at = it->f.pos, lim = it->f.end < it->len ? it->f.end : it->len;
-    uint32_t ds, size;
-    if (it->err.code || !it->f.left || at >= lim || lim - at < 8) return 0;
-    ds = pcq_ld32_(b + at);
-    size = pcq_ld32_(b + at + 4);
-    if (size < 8 || size > lim - at || ds > size - 8 || (size >= 24 && size - 8 - ds >= 8)) return 0;
-    pcq_value_any_(b, at, ds, size, out);
+    uint32_t size;
+    if (it->err.code || !it->f.left || !(size = pcq_value_size_(b, at, lim))) return 0;
+    pcq_value_any_(b, at, pcq_ld32_(b + at), size, out);
     it->f.pos = at + size;
     it->f.index++;
     it->f.left--;
@@ -1172,7 +1184,12 @@ PCQ_INLINE_ int pcq_instance_lean_(pcq_iter *it, pcq_data_instance *out)
     values = end = at + size;
     nul = pcq_nul16_(b, at + 8, values);
     if (nul == values || values - nul - 2 >= 8) return 0;
-    if (it->f.nvalues) {
+    if (it->f.nvalues == 1) { /* one value (type 4, a set of one counter): without pcq_last_value_'s call */
+        uint32_t size1 = pcq_value_size_(b, values, lim);
+        if (!size1) return 0;
+        last = values;
+        end = values + size1;
+    } else if (it->f.nvalues) {
         last = pcq_last_value_(b, it->len, values, it->f.end, it->f.nvalues);
         if (last == (size_t)-1) return 0;
         end = last + pcq_ld32_(b + last + 4);
