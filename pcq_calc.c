@@ -1103,10 +1103,9 @@ static void group_at(const pcq_data *d, const ccommon *cc, const gref *r, cgroup
     g->inst.values_end = r->values_end;
     pcq_value_none_(&g->inst.value);               /* type 6: not read (gv_next reads its values in place) */
     if (c->blk.type == PCQ_PERF_MULTI_INSTANCES) { /* its one value, as the iterator gives it */
-        uint32_t size = r->values_end - r->values, ds = 0;
-        /* the walk checked it, this call (8 <= dwSize, dwDataSize fits): always */
-        if (PCQ_ALWAYS(size >= 8) && PCQ_ALWAYS((ds = pcq_ld32_(d->buf + r->values)) <= size - 8))
-            pcq_value_any_(d->buf, r->values, ds, size, &g->inst.value);
+        uint32_t size = pcq_value_size_(d->buf, r->values, r->values_end);
+        if (PCQ_ALWAYS(size != 0)) /* the walk checked it by these rules, this call */
+            pcq_value_any_(d->buf, r->values, pcq_ld32_(d->buf + r->values), size, &g->inst.value);
     }
     instance_group(&c->blk, r->block_index, r->one_id, g);
 }
@@ -1299,31 +1298,26 @@ static void gv_begin(const pcq_data *d, const cgroup *g, gvit *v)
     v->left = g->inst.num_values;
 }
 
-/* The next value of an instance, in place: 1, or 0 after its last. */
-static CALC_INLINE int gv_in_place(gvit *v, cval *out)
-{
-    const uint8_t *b = v->b;
-    size_t at = v->at;
-    uint32_t ds, size;
-    if (!v->left) return 0;
-    /* the instance iterator checked each of them (pcq_instance_lean_): never */
-    if (PCQ_NEVER(v->end - at < 8)) return 0;
-    ds = pcq_ld32_(b + at);
-    size = pcq_ld32_(b + at + 4);
-    if (PCQ_NEVER(size < 8 || size > v->end - at || ds > size - 8)) return 0;
-    out->u64 = ds == 8 ? pcq_ld64_(b + at + 8) : ds == 4 ? pcq_ld32_(b + at + 8) : 0;
-    out->offset = (uint32_t)at;
-    out->size = ds == 4 || ds == 8 ? (uint8_t)ds : 0xFFu; /* 0xFF: not 4 or 8 */
-    v->at = at + size;
-    v->left--;
-    return 1;
-}
-
-static void to_cval(const pcq_value *x, cval *v)
+static CALC_INLINE void to_cval(const pcq_value *x, cval *v)
 {
     v->u64 = x->u64;
     v->offset = (uint32_t)x->offset;
     v->size = x->is_int ? (uint8_t)x->data_size : 0xFFu; /* 0xFF: not 4 or 8 */
+}
+
+/* The next value of an instance, in place: 1, or 0 after its last. */
+static CALC_INLINE int gv_in_place(gvit *v, cval *out)
+{
+    pcq_value val;
+    uint32_t size;
+    if (!v->left) return 0;
+    /* the instance iterator checked each of them by these rules: never */
+    if (PCQ_NEVER(!(size = pcq_value_size_(v->b, v->at, v->end)))) return 0;
+    pcq_value_any_(v->b, v->at, pcq_ld32_(v->b + v->at), size, &val);
+    to_cval(&val, out);
+    v->at += size;
+    v->left--;
+    return 1;
 }
 
 /* The next value of g and its counter id: 1, or 0 at the end. */
@@ -1343,11 +1337,7 @@ static int gv_next(gvit *v, const cgroup *g, uint32_t *id, cval *out)
         if (pcq_values_next(&v->it, &val) != 1) return 0; /* validated: 1 or 0 */
         to_cval(&val, out);
     }
-    /* pcq_block_counter_id without the call; validated: a list holds an id for every value */
-    *id = PCQ_ALWAYS(v->j < g->blk->counter_ids.len / 4)
-              ? pcq_ld32_(g->blk->counter_ids.ptr + 4 * (size_t)v->j)
-              : 0;
-    v->j++;
+    *id = pcq_block_counter_id_(g->blk, v->j++);
     return 1;
 }
 

@@ -3301,8 +3301,7 @@ static PCQ_NOINLINE int blocks_next_checked(pcq_iter *it, pcq_block *out)
 
 uint32_t pcq_block_counter_id(const pcq_block *b, uint32_t i)
 {
-    if (!b || (size_t)i >= b->counter_ids.len / COUNTER_ID_SIZE) return 0;
-    return ld32(b->counter_ids.ptr + (size_t)i * COUNTER_ID_SIZE);
+    return b ? pcq_block_counter_id_(b, i) : 0;
 }
 
 void pcq_block_values(const pcq_data *d, const pcq_block *b, pcq_iter *it)
@@ -3341,10 +3340,11 @@ size_t pcq_nul16_(const uint8_t *b, size_t name, size_t end)
 size_t pcq_last_value_(const uint8_t *b, size_t len, size_t at, size_t end, uint32_t n)
 {
     size_t last = at, lim = end < len ? end : len;
+    uint32_t size;
     for (; n > 0; n--) {
-        if (at >= lim || !value_ok(b, len, at, end)) return (size_t)-1;
+        if (!(size = pcq_value_size_(b, at, lim))) return (size_t)-1;
         last = at;
-        at += ld32(b + at + COUNTER_DATA_dwSize); /* at least 8, inside lim */
+        at += size; /* at least 8, inside lim */
     }
     return last;
 }

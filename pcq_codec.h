@@ -1016,6 +1016,13 @@ PCQ_INLINE_ void pcq_value_none_(pcq_value *out)
     out->offset = 0;
 }
 
+/* Counter id i of a block's list (pcq_block_counter_id without the call,
+ * for the evaluator's loops): 0 past its end. */
+PCQ_INLINE_ uint32_t pcq_block_counter_id_(const pcq_block *b, uint32_t i)
+{
+    return (size_t)i < b->counter_ids.len / 4 ? pcq_ld32_(b->counter_ids.ptr + 4 * (size_t)i) : 0;
+}
+
 /* The rules a _PERF_COUNTER_DATA at `at` keeps (§2.2.4.9; parse_value says
  * which one broke): it starts before lim (the frame's end or the input's,
  * the nearer), 8 <= dwSize <= lim - at, dwDataSize <= dwSize - 8, and fewer

@@ -512,6 +512,16 @@ static int cook_inputs(hcase *h)
     return 0;
 }
 
+/* One identifier: block 1 (a single-counter block) is counter 1. */
+static void block1_counter1(hcase *h)
+{
+    h->ids = (pcq_identifier *)xmalloc(sizeof *h->ids);
+    memset(h->ids, 0, sizeof *h->ids);
+    h->ids->counter_id = 1;
+    h->ids->index = 1;
+    h->n_ids = 1;
+}
+
 /* The older sample lists every instance in reverse: the join, not searches. */
 static int build_reversed(hcase *h, size_t size)
 {
@@ -583,11 +593,7 @@ static int build_missing_base(hcase *h, size_t size)
     h->b = (uint8_t *)xmalloc(h->clen); /* older = newer */
     memcpy(h->b, h->c, h->clen);
     h->blen = h->clen;
-    h->ids = (pcq_identifier *)xmalloc(sizeof *h->ids);
-    memset(h->ids, 0, sizeof *h->ids);
-    h->ids->counter_id = 1;
-    h->ids->index = 1;
-    h->n_ids = 1;
+    block1_counter1(h);
     return cook_inputs(h);
 }
 
@@ -673,13 +679,7 @@ static int build_packed_cook(hcase *h, size_t size, unsigned how)
         h->a = info_buf(1, 0x00400400u, 0, 0, &h->alen); /* PERF_COUNTER_DELTA */
     h->b = packed_buf(n, how, 1, &h->blen);
     h->c = packed_buf(n, how, 0, &h->clen);
-    if (how & PACK_LOOSE) { /* the single-counter block's counter: identifier Index 1 */
-        h->ids = (pcq_identifier *)xmalloc(sizeof *h->ids);
-        memset(h->ids, 0, sizeof *h->ids);
-        h->ids->counter_id = 1;
-        h->ids->index = 1;
-        h->n_ids = 1;
-    }
+    if (how & PACK_LOOSE) block1_counter1(h);
     return cook_inputs(h);
 }
 
