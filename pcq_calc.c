@@ -36,6 +36,11 @@
 #else
 #define CALC_INLINE
 #endif
+#if defined(__GNUC__)
+#define CALC_NOINLINE __attribute__((noinline)) /* a rare path kept out of its caller's frame */
+#else
+#define CALC_NOINLINE
+#endif
 
 /* ------------------------------------------------------------------------ */
 /* Statuses                                                                 */
@@ -671,45 +676,16 @@ int pcq_calc_cook_column(uint32_t type, int32_t scale, unsigned flags, const pcq
  * log factor (docs/decisions.md D12). What two samples listing the same
  * things in the same order never need (an identifier or a counter out of
  * place, an instance that moved, a related counter in another group, a
- * counter list longer than COOK_COLS) goes through sorted indexes, O(n log n)
- * for n of them, never through searches: they are built in the caller's
- * rows, past the rows the cook returns (*count of a sizing call counts them). */
+ * counter list longer than COOK_COLS) goes through indexes sorted by radix
+ * passes (linear, whatever the keys: names that collide too) and looked up
+ * by binary search (the log factor), never through scans: they are built in
+ * the caller's rows, past the rows the cook returns (*count of a sizing call
+ * counts them). */
 #define COOK_COLS 64 /* a counter list this long or shorter: its columns on the stack */
 #define NO_POS    0xFFFFFFFFu
 #define NREL      4 /* base, PerfTimeId, PerfFreqId, MultiId: bit k of PCQ_CALC_NEEDS_* */
 
 /* ---- sorting in working memory ------------------------------------------ */
-
-typedef int (*less_fn)(const void *ctx, uint32_t a, uint32_t b);
-
-static void sift(uint32_t *a, size_t root, size_t n, less_fn less, const void *ctx)
-{
-    size_t child;
-    uint32_t t;
-    while ((child = 2 * root + 1) < n) {
-        if (child + 1 < n && less(ctx, a[child], a[child + 1])) child++;
-        if (!less(ctx, a[root], a[child])) return;
-        t = a[root];
-        a[root] = a[child];
-        a[child] = t;
-        root = child;
-    }
-}
-
-/* Heapsort of the indexes a[0..n) by less: O(n log n), no recursion, no
- * memory of its own. */
-static void sort_idx(uint32_t *a, size_t n, less_fn less, const void *ctx)
-{
-    size_t i;
-    uint32_t t;
-    for (i = n / 2; i > 0; i--) sift(a, i - 1, n, less, ctx);
-    for (i = n; i > 1; i--) {
-        t = a[0];
-        a[0] = a[i - 1];
-        a[i - 1] = t;
-        sift(a, 0, i - 1, less, ctx);
-    }
-}
 
 /* The first place in a[0..n) whose entry is not below `key` (cmp: the sign
  * of entry - key). */
@@ -1110,19 +1086,36 @@ static void group_at(const pcq_data *d, const ccommon *cc, const gref *r, cgroup
     instance_group(&c->blk, r->block_index, r->one_id, g);
 }
 
-/* Group keys: the instance (has_instance, InstanceId, name), then the kind
- * and the counter (with_counter). Equal keys: the same counters of the same
- * instance. */
+/* Word w of a name of n bytes: 8 bytes as a big-endian number, the last
+ * padded with zeros, so that names of one length are ordered by their
+ * words, the first first, as memcmp orders them (sort_run's radix keys). */
+static uint64_t name_word(const uint8_t *p, size_t n, size_t w)
+{
+    uint8_t t[8] = {0};
+    size_t at = 8 * w;
+    uint64_t x;
+    if (n - at >= 8)
+        x = pcq_ld64_(p + at);
+    else {
+        memcpy(t, p + at, n - at);
+        x = pcq_ld64_(t);
+    }
+    x = x >> 32 | x << 32; /* to big-endian: a byte swap (gcc and clang make it one) */
+    x = (x & 0xFFFF0000FFFF0000u) >> 16 | (x & 0x0000FFFF0000FFFFu) << 16;
+    return (x & 0xFF00FF00FF00FF00u) >> 8 | (x & 0x00FF00FF00FF00FFu) << 8;
+}
+
+/* Group keys: the instance (has_instance, InstanceId, name length, name),
+ * then the kind and the counter (with_counter). Equal keys: the same
+ * counters of the same instance. */
 static int key_cmp(const gref *a, const gref *b, int with_counter)
 {
-    uint32_t n;
     int c;
     if (a->has_instance != b->has_instance) return a->has_instance < b->has_instance ? -1 : 1;
     if (a->has_instance) {
         if (a->instance_id != b->instance_id) return a->instance_id < b->instance_id ? -1 : 1;
-        n = a->name_len < b->name_len ? a->name_len : b->name_len;
-        if (n > 0 && (c = memcmp(a->name, b->name, n)) != 0) return c;
         if (a->name_len != b->name_len) return a->name_len < b->name_len ? -1 : 1;
+        if (a->name_len > 0 && (c = memcmp(a->name, b->name, a->name_len)) != 0) return c;
     }
     if (!with_counter) return 0;
     if (a->single != b->single) return a->single < b->single ? -1 : 1;
@@ -1175,13 +1168,6 @@ typedef struct csample {
     uint32_t *rank_at; /* ... where each rank starts in vord (and one past the last) */
 } csample;
 
-static int group_less(const void *ctx, uint32_t a, uint32_t b)
-{
-    const gref *r = (const gref *)ctx;
-    int c = key_cmp(&r[a], &r[b], 1);
-    return c < 0 || (c == 0 && a < b);
-}
-
 /* The order of the group index: the instance's hash, then key_cmp. */
 static int gkey_cmp(const gref *a, const gref *b)
 {
@@ -1189,9 +1175,47 @@ static int gkey_cmp(const gref *a, const gref *b)
     return key_cmp(a, b, 1);
 }
 
+/* The instance of a group as one number, in key_cmp's order but for the
+ * name: none first, then InstanceId, then the name's length (+ 1: a name
+ * is shorter than its buffer, below 2^32 - 1). */
+static uint64_t instance_key(const gref *r)
+{
+    return r->has_instance ? (uint64_t)r->instance_id << 32 | (r->name_len + 1u) : 0;
+}
+
+/* A run of n groups (in wire order) of one hash that holds more than one
+ * instance, into gkey_cmp order. Hashes collide by chance (about 100 pairs
+ * in 1 MiB), or because names were made to collide: the hash has no secret,
+ * and a name of one 8-byte word can be computed back from any hash
+ * (bench/hostile.c `cook-collide`). So no comparison sort (n log n
+ * comparisons, each reading two names: 117 Ir/B at 1 MiB); stable radix
+ * passes instead, least significant first: the counter, then the instance
+ * without its name, then each stretch of one InstanceId and length whose
+ * names differ by its names' words, the last first. Work: the run's groups
+ * times their names' words, linear in the input whatever the names. */
+static CALC_NOINLINE void sort_run(const gref *r, uint32_t *ord, uint32_t n, uint32_t *tmp, uint64_t *k)
+{
+    uint32_t a, i, j;
+    size_t w;
+    for (a = 0; a < n; a++) k[ord[a]] = (uint64_t)r[ord[a]].single << 32 | r[ord[a]].one_id;
+    radix_idx(ord, tmp, n, k);
+    for (a = 0; a < n; a++) k[ord[a]] = instance_key(&r[ord[a]]);
+    radix_idx(ord, tmp, n, k);
+    for (i = 0; i < n; i = j) {
+        const gref *f = &r[ord[i]];
+        int differ = 0;
+        for (j = i + 1; j < n && k[ord[j]] == k[ord[i]]; j++)
+            differ |= f->name_len > 0 && memcmp(r[ord[j]].name, f->name, f->name_len) != 0;
+        for (w = differ ? (f->name_len + (size_t)7) / 8 : 0; w > 0; w--) {
+            for (a = i; a < j; a++) k[ord[a]] = name_word(r[ord[a]].name, f->name_len, w - 1);
+            radix_idx(ord + i, tmp, j - i, k);
+        }
+    }
+}
+
 /* Sorts s->ord by (hash, single, counter, wire order): a radix sort by
  * hash, then each run of one hash by the rest, alone; a run that holds more
- * than one instance (a collision) by key_cmp. The groups end in gkey_cmp
+ * than one instance (a collision) by sort_run. The groups end in gkey_cmp
  * order, those of one key in wire order. */
 static void sort_groups(csample *s, cmem *m)
 {
@@ -1210,7 +1234,7 @@ static void sort_groups(csample *s, cmem *m)
             mixed |= key_cmp(&s->refs[s->ord[j]], &s->refs[s->ord[i]], 0) != 0;
         if (j - i < 2) continue;
         if (mixed) {
-            sort_idx(s->ord + i, j - i, group_less, s->refs);
+            sort_run(s->refs, s->ord + i, j - i, tmp, k);
             continue;
         }
         for (a = i; a < j; a++)
@@ -1889,8 +1913,20 @@ static void link_set(pcq_calc_row *rows, size_t k, size_t next)
     rows[k - 1].is_aggregate = (int)next;
 }
 
-/* Leader a sorts before leader b: by name (name_cmp), so each name's leaders
- * end up side by side, then in name#n order: InstanceId, then position. */
+/* The list at `list` turned round; *count: its leaders. */
+static size_t list_reverse(pcq_calc_row *rows, size_t list, size_t *count)
+{
+    size_t head = 0, k, nx;
+    for (*count = 0, k = list; k != 0; k = nx, ++*count) {
+        nx = link_next(rows, k);
+        link_set(rows, k, head);
+        head = k;
+    }
+    return head;
+}
+
+/* Leader a sorts before leader b in name#n order: by name (name_cmp), then
+ * InstanceId, then row. */
 static int numbered_before(const pcq_calc_row *rows, size_t a, size_t b)
 {
     int c = name_cmp(&rows[a - 1], &rows[b - 1]);
@@ -1899,55 +1935,54 @@ static int numbered_before(const pcq_calc_row *rows, size_t a, size_t b)
            (rows[a - 1].instance_id == rows[b - 1].instance_id && a < b);
 }
 
-static size_t merge_lists(pcq_calc_row *rows, size_t a, size_t b)
+/* The orders the numbering sorts leaders by, a pass each: a 64-bit key (its
+ * InstanceId; its name's length; its first counter and its group's length,
+ * name_cmp's other fields; word w of its name, LK_WORD + w), or, by
+ * insertion alone, the name's bytes (LK_NAME) or name#n order (LK_NUMBERED). */
+enum {
+    LK_ID,
+    LK_LEN,
+    LK_COUNTER,
+    LK_NAME,
+    LK_NUMBERED,
+    LK_WORD
+};
+static CALC_INLINE uint64_t leader_key(const pcq_calc_row *r, size_t pass)
 {
-    size_t head = 0, tail = 0, k;
-    while (a != 0 && b != 0) {
-        if (numbered_before(rows, a, b)) {
-            k = a;
-            a = link_next(rows, a);
-        } else {
-            k = b;
-            b = link_next(rows, b);
-        }
-        if (tail != 0)
-            link_set(rows, tail, k);
-        else
-            head = k;
-        tail = k;
+    switch (pass) {
+    case LK_ID: return r->instance_id;
+    case LK_LEN: return r->instance.len;
+    case LK_COUNTER: return (uint64_t)r->counter_id << 32 | r->instances_used;
+    default: return name_word(r->instance.ptr, r->instance.len, pass - LK_WORD);
     }
-    /* sort_list merges two lists of one leader or more: the loop ran. */
-    if (PCQ_NEVER(tail == 0)) return a != 0 ? a : b;
-    link_set(rows, tail, a != 0 ? a : b);
-    return head;
 }
 
-/* Merge sort of the list at head into name#n order (recursion depth log2). */
-static size_t sort_list(pcq_calc_row *rows, size_t head)
+/* Leader q may stay before leader k in order `pass`, by key (x: k's key)
+ * or else by name or name#n order. */
+static int stays_before(const pcq_calc_row *rows, size_t q, size_t k, size_t pass, uint64_t x)
 {
-    size_t slow = head, fast, second;
-    if (PCQ_NEVER(head == 0) || /* a list holds its first leader */
-        link_next(rows, head) == 0)
-        return head;
-    for (fast = link_next(rows, head); fast != 0 && link_next(rows, fast) != 0;
-         fast = link_next(rows, link_next(rows, fast)))
-        slow = link_next(rows, slow);
-    second = link_next(rows, slow);
-    link_set(rows, slow, 0);
-    return merge_lists(rows, sort_list(rows, head), sort_list(rows, second));
+    const pcq_calc_row *a = &rows[q - 1], *b = &rows[k - 1];
+    if (pass == LK_NAME)
+        return a->instance.len == 0 || memcmp(a->instance.ptr, b->instance.ptr, a->instance.len) <= 0;
+    return pass == LK_NUMBERED ? numbered_before(rows, q, k) : leader_key(a, pass) <= x;
 }
 
-/* A short list in rows' order sorted by InstanceId, stably (an insertion
- * sort: at most 31 leaders). */
-static size_t insert_by_id(pcq_calc_row *rows, size_t head)
+/* A short list (under 32 leaders) sorted in order `pass`, stably: an
+ * insertion sort, at most 31 comparisons a leader. */
+static size_t list_insert(pcq_calc_row *rows, size_t head, size_t pass)
 {
     size_t out = 0, k, nx, p, q;
+    uint64_t x;
     for (k = head; k != 0; k = nx) {
         nx = link_next(rows, k);
-        /* after the last leader whose id is at most k's: equal ids keep their order */
-        for (p = 0, q = out; q != 0 && rows[q - 1].instance_id <= rows[k - 1].instance_id;
-             p = q, q = link_next(rows, q))
-            ;
+        x = pass == LK_NAME || pass == LK_NUMBERED ? 0 : leader_key(&rows[k - 1], pass);
+        /* after the last leader that may stay before k: equal ones keep their order */
+        if (pass == LK_ID) /* the most frequent (a bucket of one name), its test inline */
+            for (p = 0, q = out; q != 0 && rows[q - 1].instance_id <= x; p = q, q = link_next(rows, q))
+                ;
+        else
+            for (p = 0, q = out; q != 0 && stays_before(rows, q, k, pass, x); p = q, q = link_next(rows, q))
+                ;
         link_set(rows, k, q);
         if (p != 0)
             link_set(rows, p, k);
@@ -1957,33 +1992,29 @@ static size_t insert_by_id(pcq_calc_row *rows, size_t head)
     return out;
 }
 
-/* The leaders of a list of one name (number_hashed lists them in the reverse
- * of their rows' order) in name#n order, InstanceId then row: turned round,
- * then a stable radix sort by InstanceId, a byte a pass into 256 lists (bytes
- * every id shares skipped). Linear in the leaders; ids fit 32 bits, row
- * numbers 31 (number_hashed). */
-static size_t sort_one_name(pcq_calc_row *rows, size_t list)
+/* The list at head sorted by leader_key, stably: a byte a pass into 256
+ * lists (bytes every key shares skipped); a short list by insertion. Linear
+ * in the leaders; row numbers fit 31 bits (number_hashed). */
+static size_t list_radix(pcq_calc_row *rows, size_t head, size_t pass)
 {
-    uint32_t hd[256], tl[256], any = 0, all = ~0u, id;
-    size_t k, nx, head = 0, last, count = 0;
+    uint32_t hd[256], tl[256];
+    uint64_t any = 0, all = ~(uint64_t)0, x;
+    size_t k, nx, last, count = 0;
     unsigned d, b;
-    for (k = list; k != 0; k = nx) {
-        nx = link_next(rows, k);
-        link_set(rows, k, head);
-        head = k;
-        id = rows[k - 1].instance_id;
-        any |= id;
-        all &= id;
-        count++;
+    for (k = head; k != 0; k = link_next(rows, k), count++) {
+        x = leader_key(&rows[k - 1], pass);
+        any |= x;
+        all &= x;
     }
-    if (count < 32) return insert_by_id(rows, head); /* a short list: no 256 lists to clear */
-    for (d = 0; d < 32; d += 8) {
+    if (count < 32) return list_insert(rows, head, pass); /* no 256 lists to clear */
+    for (d = 0; d < 64; d += 8) {
         if (((any ^ all) >> d & 0xFFu) == 0) continue;
         memset(hd, 0, sizeof hd);
         memset(tl, 0, sizeof tl);
         for (k = head; k != 0; k = nx) {
             nx = link_next(rows, k);
-            b = rows[k - 1].instance_id >> d & 0xFFu;
+            x = pass == LK_ID ? rows[k - 1].instance_id : leader_key(&rows[k - 1], pass); /* LK_ID inline */
+            b = (unsigned)(x >> d & 0xFFu);
             link_set(rows, k, 0);
             if (tl[b] != 0)
                 link_set(rows, tl[b], k);
@@ -2003,26 +2034,74 @@ static size_t sort_one_name(pcq_calc_row *rows, size_t list)
     return head;
 }
 
-/* Numbers the leaders of one bucket: one merge sort puts each name's leaders
- * side by side in name#n order, and each one's n counts those of its name
- * before it (the pair rule). O(d log d) comparisons for d leaders, whatever
- * their names: names crafted to share a bucket cost no more than equal names
- * (splitting a bucket name by name would cost d^2). */
+/* Leaders a and b have names of one counter, group length and name length. */
+static int same_shape(const pcq_calc_row *a, const pcq_calc_row *b)
+{
+    return a->counter_id == b->counter_id && a->instances_used == b->instances_used &&
+           a->instance.len == b->instance.len;
+}
+
+/* The leaders of a large bucket of more than one name (in name#n order:
+ * InstanceId, then row), each name's side by side and still in that order:
+ * stable passes, by name length, then counter and group length, then each
+ * stretch of leaders alike in those whose names differ by its names' bytes
+ * (by insertion when short, else a radix pass a word, the last first).
+ * Names crafted to share a bucket (the hash has no secret: bench/hostile.c
+ * `cook-collide-names`) cost their words, where a merge sort cost d log d
+ * comparisons of names. */
+static size_t sort_names(pcq_calc_row *rows, size_t head)
+{
+    size_t out = 0, tail = 0, k, e, nx, w, count;
+    int differ;
+    head = list_radix(rows, head, LK_LEN);
+    head = list_radix(rows, head, LK_COUNTER);
+    for (k = head; k != 0; k = nx) {
+        const pcq_calc_row *f = &rows[k - 1];
+        for (differ = 0, count = 1, e = k; (nx = link_next(rows, e)) != 0 && same_shape(f, &rows[nx - 1]);
+             e = nx, count++)
+            differ |= f->instance.len > 0 &&
+                      memcmp(f->instance.ptr, rows[nx - 1].instance.ptr, f->instance.len);
+        link_set(rows, e, 0); /* the stretch k..e, alone */
+        e = k;
+        if (differ && count < 32)
+            e = list_insert(rows, e, LK_NAME);
+        else
+            for (w = differ ? (f->instance.len + 7) / 8 : 0; w > 0; w--)
+                e = list_radix(rows, e, LK_WORD + w - 1);
+        if (tail != 0)
+            link_set(rows, tail, e);
+        else
+            out = e;
+        for (tail = e; link_next(rows, tail) != 0; tail = link_next(rows, tail))
+            ;
+    }
+    return out;
+}
+
+/* Numbers the leaders of one bucket, put in name#n order (by name, then
+ * InstanceId, then row): a bucket of one name by a stable sort by
+ * InstanceId; of more (names collide), a short one by insertion, a large one
+ * by InstanceId, then sort_names. Each one's n counts those of its name before it
+ * (the pair rule). Linear in the leaders and their names' words, whatever
+ * the names. */
 static void number_bucket(pcq_calc_row *rows, size_t list)
 {
-    size_t k, prev = 0;
+    size_t k, prev, head, count;
     uint32_t n = 0;
-    /* One name (a bucket of many holds one name but when names collide):
-     * sorted by InstanceId in linear time, each leader's n its place. */
-    for (prev = list, k = link_next(rows, list);
-         k != 0 && k < prev && name_cmp(&rows[list - 1], &rows[k - 1]) == 0;)
-        prev = k, k = link_next(rows, k);
-    if (k == 0) {
-        for (k = sort_one_name(rows, list); k != 0; k = link_next(rows, k)) rows[k - 1].dup_index = n++;
+    if (link_next(rows, list) == 0) { /* one leader (most buckets) */
+        rows[list - 1].dup_index = 0;
         return;
     }
-    prev = 0;
-    for (k = sort_list(rows, list); k != 0; prev = k, k = link_next(rows, k)) {
+    head = list_reverse(rows, list, &count); /* rows' order */
+    for (k = link_next(rows, head); k != 0 && name_cmp(&rows[head - 1], &rows[k - 1]) == 0;)
+        k = link_next(rows, k);
+    if (k == 0) { /* one name (a bucket of many holds one but when names collide) */
+        for (k = list_radix(rows, head, LK_ID); k != 0; k = link_next(rows, k)) rows[k - 1].dup_index = n++;
+        return;
+    }
+    head = count < 32 ? list_insert(rows, head, LK_NUMBERED)
+                      : sort_names(rows, list_radix(rows, head, LK_ID));
+    for (prev = 0, k = head; k != 0; prev = k, k = link_next(rows, k)) {
         n = prev != 0 && name_cmp(&rows[prev - 1], &rows[k - 1]) == 0 ? n + 1 : 0;
         rows[k - 1].dup_index = n;
     }
@@ -2035,9 +2114,9 @@ static size_t bucket_of(const pcq_calc_row *r, size_t n)
 }
 
 /* Chains the leaders with a name by hash into as many buckets as there are
- * rows (n < 2^31 - 1), then numbers each bucket once: O(groups) when names
- * are unique, O(d log d) for d groups in one bucket (one name, or names
- * crafted to collide: the hash has no secret). */
+ * rows (n < 2^31 - 1), then numbers each bucket once (number_bucket):
+ * linear in the groups and their names' words, whatever shares a bucket (one
+ * name, or names crafted to collide: the hash has no secret). */
 static void number_hashed(pcq_calc_row *rows, size_t n)
 {
     size_t i, b;
@@ -2070,8 +2149,8 @@ static void clear_lengths(pcq_calc_row *rows, size_t n)
 /* "name#n": n counts the groups of the same name ordered before this one by
  * (InstanceId, position), so the numbering does not depend on the order
  * the server happened to list instances in. Leaders are hashed by name and
- * each bucket sorted by name: O(groups) for unique names, O(d log d) for d
- * groups in one bucket; no memory of its own. Then every row of a group takes
+ * each bucket sorted by name (stable radix passes over linked lists):
+ * linear; no memory of its own, no recursion. Then every row of a group takes
  * its leader's n, and the fields borrowed are 0 again. */
 static void number_duplicates(pcq_calc_row *rows, size_t n)
 {

@@ -2137,6 +2137,181 @@ static void test_cook_hash_collision(void)
 }
 
 /* ------------------------------------------------------------------------ */
+/* Cooking: names crafted to collide                                        */
+/* ------------------------------------------------------------------------ */
+/* The cook's two hashes (pcq_calc.c instance_hash, which orders the join,
+ * and name_hash, which buckets name#n) have no secret, and each step of
+ * them is one-to-one, so a name's last 8-byte word can be computed back
+ * from the hash it is to have (bench/hostile.c does it at 1 MiB). The
+ * names below are so computed: the words are written in host order, as the
+ * hashes read them, so they collide on any host. If the hashes change, the
+ * names stop colliding and this test still checks every row (not the
+ * path). Newer sample, one type 6 block of counter 1, in wire order:
+ *   - 40 names of one word, InstanceId 9, whose instance hashes share their
+ *     low 24 bits, and 3 of two words (one run of the join's sort, two
+ *     stretches of one InstanceId and length);
+ *   - 40 names of one word and 3 of two whose name#n hashes share their top
+ *     32 bits (one bucket, 86 leaders), each under InstanceId 2, then 1;
+ *   - 3 names whose name#n hashes share other top bits (a short bucket),
+ *     each under InstanceId 2, then 1.
+ * The older sample lists the same instances in reverse, every value less
+ * a delta of its own: each row must be its own instance's delta, and every
+ * name's instance with InstanceId 1 is name#0, with 2 name#1. */
+#define CN_RUN    43
+#define CN_BUCKET 43
+#define CN_SHORT  3
+#define CN_ALL    (CN_RUN + 2 * CN_BUCKET + 2 * CN_SHORT)
+
+static uint64_t cn_unxs(uint64_t y, unsigned s)
+{
+    uint64_t x = y;
+    unsigned i;
+    for (i = 0; i < 64 / s + 1; i++) x = y ^ (x >> s);
+    return x;
+}
+
+static uint64_t cn_inv(uint64_t m) /* m odd: its inverse mod 2^64 (Newton) */
+{
+    uint64_t x = m;
+    int i;
+    for (i = 0; i < 5; i++) x *= 2 - m * x;
+    return x;
+}
+
+/* The last word of a name of `words` words (the first: `first`) whose
+ * instance_hash under InstanceId id ends in v's low 24 bits. */
+static uint64_t cn_run_word(uint32_t id, int words, uint64_t first, uint64_t v)
+{
+    const uint64_t mul = 0x9E3779B97F4A7C15u, m = cn_inv(mul);
+    uint64_t h = ((uint64_t)id << 32 | (uint32_t)(8 * words)) ^ 0xD6E8FEB86659FD93u;
+    if (words == 2) {
+        h = (h ^ first) * mul;
+        h ^= h >> 29;
+    }
+    return (cn_unxs(cn_unxs(v, 32) * m, 29) * m) ^ h;
+}
+
+/* The same for name_hash (counter 1), whose top 32 bits are v's. */
+static uint64_t cn_bucket_word(int words, uint64_t first, uint64_t v)
+{
+    const uint64_t c1 = 0xFF51AFD7ED558CCDu, c2 = 0xC4CEB9FE1A85EC53u;
+    uint64_t h = 0x9E3779B97F4A7C15u ^ 1u;
+    if (words == 2) {
+        h = (h ^ first) * c1;
+        h ^= h >> 32;
+    }
+    return (cn_unxs((v * cn_inv(c2)) ^ (uint64_t)(8 * words) << 56, 32) * cn_inv(c1)) ^ h;
+}
+
+typedef struct cn_inst {
+    uint8_t name[16];
+    size_t len;
+    uint32_t id, dup;
+} cn_inst;
+
+/* 1 when the words make a name without a U+0000 unit. */
+static int cn_set(cn_inst *c, uint64_t first, uint64_t last, int words, uint32_t id, uint32_t dup)
+{
+    size_t i;
+    memcpy(c->name, &first, 8);
+    memcpy(c->name + 8 * (words - 1), &last, 8);
+    c->len = 8 * (size_t)words;
+    c->id = id;
+    c->dup = dup;
+    for (i = 0; i < c->len; i += 2)
+        if (c->name[i] == 0 && c->name[i + 1] == 0) return 0;
+    return 1;
+}
+
+static void cn_names(cn_inst *all)
+{
+    const uint64_t first = 0x0062006100640063u; /* "cdab" on a little-endian host */
+    uint64_t k = 0;
+    size_t n = 0, i;
+    cn_inst c;
+    for (i = 0; i < CN_RUN; i++) {
+        int words = i < CN_RUN - 3 ? 1 : 2;
+        while (!cn_set(&c, first, cn_run_word(9, words, first, ++k << 24 | 0xABCDEFu), words, 9, 0))
+            ;
+        all[n++] = c;
+    }
+    for (i = 0; i < CN_BUCKET + CN_SHORT; i++) {
+        int words = i < CN_BUCKET - 3 || i >= CN_BUCKET ? 1 : 2;
+        uint64_t top = i < CN_BUCKET ? 0x5A5A5A5Au : 0x3C3C3C3Cu;
+        while (!cn_set(&c, first, cn_bucket_word(words, first, top << 32 | ++k), words, 2, 1))
+            ;
+        all[n++] = c;
+        c.id = 1;
+        c.dup = 0;
+        all[n++] = c;
+    }
+}
+
+static void cn_raw_instance(wbuf *w, const cn_inst *c)
+{
+    size_t at = w->n;
+    put32(w, 0);
+    put32(w, c->id);
+    memcpy(w->b + w->n, c->name, c->len);
+    w->n += c->len;
+    w->b[w->n++] = 0;
+    w->b[w->n++] = 0;
+    pad8(w);
+    patch32(w, at, (uint32_t)(w->n - at));
+}
+
+static void cn_data(wbuf *w, const cn_inst *all, int newer)
+{
+    static const uint32_t id1[1] = {1};
+    size_t blk, mi, k, i;
+    data_begin(w, newer ? 2000 : 1000, 0, 1000u);
+    blk = block_begin(w, 6);
+    multi_counters(w, id1, 1);
+    mi = multi_instances_begin(w);
+    for (k = 0; k < CN_ALL; k++) {
+        i = newer ? k : CN_ALL - 1 - k;
+        cn_raw_instance(w, &all[i]);
+        value64(w, 1000000u - (newer ? 0 : 7 * i + 1));
+    }
+    multi_instances_end(w, mi, CN_ALL);
+    block_end(w, blk);
+    data_end(w, 1);
+}
+
+static void test_cook_crafted_collisions(void)
+{
+    static cn_inst all[CN_ALL];
+    static wbuf wi, wo, wn;
+    static pcq_calc_row rows[4 * CN_ALL + 64];
+    pcq_counterset_info info;
+    pcq_data od, nd;
+    size_t n = 0, need = 0, i, bad = 0;
+    int rc;
+
+    cn_names(all);
+    info_begin(&wi, 1, 2);
+    info_counter(&wi, 1, 0x00400400u, 0, 0, 0, 0, 0, 0, 0); /* PERF_COUNTER_DELTA */
+    cn_data(&wo, all, 0);
+    cn_data(&wn, all, 1);
+    if (decode_info(&wi, &info) || decode_data(&wo, &od) || decode_data(&wn, &nd)) return;
+    rc = pcq_calc_cook(&info, &od, &nd, NULL, 0, 0, NULL, 0, &need, NULL);
+    if (!TL_CHECK(rc == PCQ_ERR_BUFFER_TOO_SMALL && need > CN_ALL && need <= CAP(rows),
+                  "crafted collisions: sizing %s, %zu (the samples are joined: working memory)",
+                  pcq_status_name(rc), need))
+        return;
+    rc = pcq_calc_cook(&info, &od, &nd, NULL, 0, 0, rows, need, &n, NULL);
+    if (!TL_CHECK(rc == PCQ_OK && n == CN_ALL, "crafted collisions: %s, %zu rows", pcq_status_name(rc), n))
+        return;
+    for (i = 0; i < n; i++) {
+        const pcq_calc_row *r = &rows[i];
+        bad += r->status != PCQ_CALC_OK || r->value != (double)(7 * i + 1) || r->instance_id != all[i].id ||
+               r->instance.len != all[i].len || memcmp(r->instance.ptr, all[i].name, all[i].len) != 0 ||
+               r->dup_index != all[i].dup;
+    }
+    TL_CHECK(bad == 0, "crafted collisions: %zu of %zu rows wrong", bad, n);
+}
+
+/* ------------------------------------------------------------------------ */
 /* Cooking: groups that are not in lockstep at the first one (a type 2      */
 /* block against an instance; an instance of a type 6 block against one of  */
 /* a type 4 block; two single-counter blocks of other counters), so the     */
@@ -2508,6 +2683,7 @@ int main(void)
     test_cook_base_zero();
     test_cook_column();
     test_cook_hash_collision();
+    test_cook_crafted_collisions();
     test_cook_not_lockstep();
     test_cook_packed();
     test_cook_ids_out_of_order();
