@@ -413,13 +413,14 @@ static int build_empty_set(hcase *h, size_t size)
  * (lenient: walkable, a diagnostic each; strict: NONCONFORMANT). `older`
  * and `how` (PACK_*) make the cook's samples: InstanceIds reversed in the
  * older one, or all one but the older's last (as many groups, the same
- * until the last: the lockstep test walks both whole, then the join); with
+ * until the last: the lockstep test walks both whole) or middle one; with
  * PACK_LOOSE a single-counter block after it (a value outside every
  * instance: the cook indexes every value to find related ones). */
 enum {
     PACK_REVERSED = 1,
     PACK_ONE_ID = 2,
-    PACK_LOOSE = 4
+    PACK_LOOSE = 4,
+    PACK_MIDDLE = 8 /* with PACK_ONE_ID: the older's instance that differs is its middle one */
 };
 static uint8_t *packed_buf(uint32_t n, unsigned how, int older, size_t *len)
 {
@@ -439,7 +440,7 @@ static uint8_t *packed_buf(uint32_t n, unsigned how, int older, size_t *len)
     st32(b + at + 36, n);
     for (at += 40, k = 0; k < n; k++, at += 18) {
         st32(b + at, 10);
-        st32(b + at + 4, (how & PACK_ONE_ID)                ? (older && k == n - 1 ? 8 : 7)
+        st32(b + at + 4, (how & PACK_ONE_ID) ? (older && k == ((how & PACK_MIDDLE) ? n / 2 : n - 1) ? 8 : 7)
                          : (older && (how & PACK_REVERSED)) ? n - 1 - k
                                                             : k);
         st32(b + at + 14, 8); /* the value's dwSize; dwDataSize 0 */
@@ -668,8 +669,9 @@ static int build_ids_reversed(hcase *h, size_t size)
 
 /* The cooks on packed instances (packed_buf): the most groups a byte, each
  * one checked again by the iterators (not canonical), in the samples' order,
- * reversed, all of one name and id but the older's last, or (loose) a
- * RAW_FRACTION whose base is in no block, with a single-counter block beside. */
+ * reversed, all of one name and id but the older's last (or middle), or
+ * (loose) a RAW_FRACTION whose base is in no block, with a single-counter
+ * block beside. */
 static int build_packed_cook(hcase *h, size_t size, unsigned how)
 {
     uint32_t n = (uint32_t)(size / 2 / 18);
@@ -698,6 +700,10 @@ static int build_packed_one_id(hcase *h, size_t size)
 static int build_packed_loose(hcase *h, size_t size)
 {
     return build_packed_cook(h, size, PACK_LOOSE);
+}
+static int build_packed_middle(hcase *h, size_t size)
+{
+    return build_packed_cook(h, size, PACK_ONE_ID | PACK_MIDDLE);
 }
 
 /* Instances whose names differ but whose cook hashes agree (D12): the
@@ -936,6 +942,8 @@ static hcase cases[] = {
     {.name = "cook-packed-one-id", .kind = PCQ_KIND_DATA, .modes = M_COOK, .build = build_packed_one_id,
      .expect = PCQ_OK, .expect_strict = PCQ_OK},
     {.name = "cook-packed-loose", .kind = PCQ_KIND_DATA, .modes = M_COOK, .build = build_packed_loose,
+     .expect = PCQ_OK, .expect_strict = PCQ_OK},
+    {.name = "cook-packed-middle", .kind = PCQ_KIND_DATA, .modes = M_COOK, .build = build_packed_middle,
      .expect = PCQ_OK, .expect_strict = PCQ_OK},
     {.name = "cook-collide", .kind = PCQ_KIND_DATA, .modes = M_COOK, .build = build_collide,
      .expect = PCQ_OK, .expect_strict = PCQ_OK},
