@@ -1367,13 +1367,16 @@ static int gv_next(gvit *v, const cgroup *g, uint32_t *id, cval *out)
 
 /* Indexes the sample: its groups by key (the join, and the ranks of their
  * instances), and when `values` every value by (instance, counter, wire
- * order), for related counters outside their group. */
-static void sample_index(csample *s, cmem *m, int values)
+ * order), for related counters outside their group. From its first group,
+ * or (from, first: values 0) its s->ngroups groups from `first`, which the
+ * walker `from` has just handed out. */
+static void sample_index(csample *s, cmem *m, int values, gwalk *from, const cgroup *first)
 {
-    gwalk w;
+    gwalk w, *wp = from != NULL ? from : &w;
     cgroup g;
     gvit v;
     uint32_t i, id, rank = 0, r;
+    int more;
     size_t k = 0;
     s->refs = (gref *)take(m, s->ngroups, sizeof *s->refs);
     s->ord = (uint32_t *)take(m, s->ngroups, sizeof *s->ord);
@@ -1381,8 +1384,14 @@ static void sample_index(csample *s, cmem *m, int values)
         s->vidx = (vkey *)take(m, s->nvalues, sizeof *s->vidx);
         s->vord = (uint32_t *)take(m, s->nvalues, sizeof *s->vord);
     }
-    gwalk_begin(&w, s->d, s->cc);
-    for (i = 0; i < s->ngroups && gwalk_next(&w, &g) == 1; i++) { /* one walk: groups and values */
+    if (from == NULL) {
+        gwalk_begin(&w, s->d, s->cc);
+        more = s->ngroups > 0 && gwalk_next(&w, &g) == 1;
+    } else {
+        g = *first; /* where the lockstep test stopped: its blk is still the walker's */
+        more = PCQ_ALWAYS(s->ngroups > 0);
+    }
+    for (i = 0; more; more = ++i < s->ngroups && gwalk_next(wp, &g) == 1) { /* one walk: groups and values */
         gref_of(&g, &s->refs[i]);
         s->ord[i] = i;
         if (!values) continue;
@@ -1600,12 +1609,15 @@ typedef struct cook_ctx {
     csample nw, old;
     const pcq_data *newer;
     const pcq_data *older; /* NULL: one sample */
-    uint32_t *match;       /* not lockstep: older ordinal of each newer group */
+    uint32_t *match;       /* not lockstep: older ordinal of each newer group past `agree` */
     int lockstep;          /* the samples list the same groups in the same order */
     int planned;           /* what cook_plan found of lockstep (1 or 0), or -1 when it did not look */
+    uint32_t agree;        /* not lockstep: the leading groups the samples list alike, cooked in lockstep */
     unsigned flags;
     pcq_error *err;
     colset cols;
+    gwalk wn, wo;  /* where the lockstep test stopped (agree < groups): past the first groups that differ, */
+    cgroup xn, xo; /* ... which these are (the first the join takes) */
 } cook_ctx;
 
 /* Related value k (base, time, frequency, multi) into s. A base counts as
@@ -1815,52 +1827,66 @@ static int cook_groups(cook_ctx *c, pcq_calc_row *rows, size_t *n)
     gwalk w, ow;
     cgroup g, og;
     gcache nc, oc;
-    uint32_t i;
-    int rc, found;
+    const gref *refs = c->agree > 0 ? NULL : c->nw.refs; /* NULL: the newer groups by a walk */
+    uint32_t j, stop = c->agree > 0 ? c->agree : NO_POS;
+    int rc, found, lock = c->lockstep || c->agree > 0; /* the older groups by a walk, in lockstep */
     nc.off = oc.off = 0;
     gwalk_begin(&w, c->nw.d, &c->cc);
-    if (c->lockstep) gwalk_begin(&ow, c->older, &c->cc);
-    for (i = 0;; i++) { /* indexed samples: their groups from the index, not another walk */
+    if (lock) gwalk_begin(&ow, c->older, &c->cc);
+    for (j = 0;; j++) { /* indexed samples: their groups from the index (entry j), not another walk */
         size_t first = *n;
-        uint32_t oi = i;
-        if (c->nw.refs == NULL ? gwalk_next(&w, &g) != 1 : i >= c->nw.ngroups) break;
-        if (c->nw.refs != NULL) group_at(c->nw.d, &c->cc, &c->nw.refs[i], &g, &nc);
+        uint32_t oi;
+        if (refs == NULL) {
+            if (j == stop) { /* past the groups that agree (cook_prepare): the join, from entry 0 */
+                refs = c->nw.refs;
+                lock = 0;
+                j = 0;
+            } else if (gwalk_next(&w, &g) != 1)
+                break;
+        }
+        if (refs != NULL) {
+            if (j >= c->nw.ngroups) break;
+            group_at(c->nw.d, &c->cc, &refs[j], &g, &nc);
+        }
         found = 0;
+        oi = j;
         if (c->older != NULL && c->lockstep && c->old.refs != NULL) {
-            group_at(c->older, &c->cc, &c->old.refs[i], &og, &oc); /* as many groups, the same ones */
+            group_at(c->older, &c->cc, &c->old.refs[j], &og, &oc); /* as many groups, the same ones */
             found = 1;
-        } else if (c->older != NULL && c->lockstep) {
+        } else if (c->older != NULL && lock) {
             found = PCQ_ALWAYS(gwalk_next(&ow, &og) == 1);
-        } else if (c->older != NULL && (oi = c->match[i]) != NO_POS) {
+        } else if (c->older != NULL && (oi = c->match[j]) != NO_POS) {
             group_at(c->older, &c->cc, &c->old.refs[oi], &og, &oc);
             found = 1;
         }
-        rc = g.single ? cook_single(c, &g, i, found ? &og : NULL, oi, rows, n)
-                      : cook_columns(c, &g, i, found ? &og : NULL, oi, rows, n);
+        rc = g.single ? cook_single(c, &g, j, found ? &og : NULL, oi, rows, n)
+                      : cook_columns(c, &g, j, found ? &og : NULL, oi, rows, n);
         if (rc < 0) return rc;
         if (*n > first) rows[first].instances_used = (uint32_t)(*n - first);
     }
     return 0;
 }
 
-/* Whether the two samples list the same groups in the same order (the
- * common case: then the i-th matches the i-th, and no index is needed).
- * Asked only of samples with as many groups (sample_scan counts them from
- * the block headers): samples that differ in that are told apart without a
- * walk (bench/hostile.c: an older sample of one instance more). */
-static int lockstep(const pcq_data *nw, const pcq_data *old, const ccommon *cc)
+/* How many groups the two samples list alike from their first (the common
+ * case: all n, and then the i-th matches the i-th and no index is needed).
+ * Asked only of samples with as many groups, n (sample_scan counts them
+ * from the block headers): samples that differ in that are told apart
+ * without a walk (bench/hostile.c: an older sample of one instance more).
+ * Below n, the walkers are left past the first groups that differ, which
+ * c->xn and c->xo hold: the groups before them are cooked in lockstep, and
+ * only the rest is joined (cook_prepare). */
+static uint32_t agree(cook_ctx *c, uint32_t n)
 {
-    gwalk a, b;
-    cgroup x, y;
+    uint32_t i;
     int ra, rb;
-    gwalk_begin(&a, nw, cc);
-    gwalk_begin(&b, old, cc);
-    for (;;) {
-        ra = gwalk_next(&a, &x);
-        rb = gwalk_next(&b, &y);
-        if (PCQ_NEVER(ra != rb)) return 0; /* called with as many groups in each (sample_scan) */
-        if (ra == 0) return 1;
-        if (!same_group(&x, &y)) return 0;
+    gwalk_begin(&c->wn, c->newer, &c->cc);
+    gwalk_begin(&c->wo, c->older, &c->cc);
+    for (i = 0;; i++) {
+        ra = gwalk_next(&c->wn, &c->xn);
+        rb = gwalk_next(&c->wo, &c->xo);
+        if (PCQ_NEVER(ra != rb)) return 0; /* as many groups in each (sample_scan): nothing agrees */
+        if (ra == 0) return PCQ_ALWAYS(i == n) ? n : 0;
+        if (!same_group(&c->xn, &c->xo)) return i;
     }
 }
 
@@ -2347,9 +2373,10 @@ static size_t cook_plan(cook_ctx *c, size_t *rows, size_t *nagg)
     csample sn, so;
     size_t gn, vn, go = 0, vo = 0, mem = 0;
     int ln, lo = 0, exact = c->cc.ids_ordered, step = 0;
-    uint32_t max_list = 0, i;
+    uint32_t max_list = 0, i, p;
     pcq_counter_reg r;
     c->planned = -1;
+    c->agree = 0;
     plan_scan(c->newer, &gn, &vn, &ln, &max_list);
     if (c->older != NULL) plan_scan(c->older, &go, &vo, &lo, &max_list);
     *rows = vn;
@@ -2369,15 +2396,17 @@ static size_t cook_plan(cook_ctx *c, size_t *rows, size_t *nagg)
             so.cc = &c->cc;
             sample_scan(&so);
             lo = so.loose;
-            step = sn.ngroups == so.ngroups &&
-                   lockstep(c->newer, c->older, &c->cc); /* as many groups first */
+            p = sn.ngroups == so.ngroups ? agree(c, sn.ngroups) : 0; /* as many groups first */
+            step = sn.ngroups == so.ngroups && p == sn.ngroups;
             c->planned = step; /* cook_prepare would find the same: the identifiers are in order */
+            c->agree = step || ln || lo ? 0 : p; /* a loose sample: its whole index, and so the whole join */
         }
     }
     if (!exact || ln || !hints_ok(info, c->newer)) mem += mem_bytes(info->set.num_counters, 4);
     if (!exact) mem += mem_bytes(ids_blocks(c), 4);
-    if (c->older != NULL && !step) /* the join */
-        mem += index_bytes(gn, vn, 1, ln) + index_bytes(go, vo, 1, lo) + mem_bytes(gn, 4);
+    if (c->older != NULL && !step) /* the join, of the groups past those that agree */
+        mem += index_bytes(gn - c->agree, vn, 1, ln) + index_bytes(go - c->agree, vo, 1, lo) +
+               mem_bytes(gn - c->agree, 4);
     else
         mem += index_bytes(gn, vn, 0, ln) + (c->older != NULL ? index_bytes(go, vo, 0, lo) : 0);
     if (max_list > COOK_COLS)
@@ -2477,18 +2506,28 @@ static int cook_prepare(cook_ctx *c, cmem *m)
     if (!c->cc.ids_ordered || c->nw.loose || !hints_ok(c->cc.info, c->newer)) info_index(&c->cc, m);
     if ((rc = check_counters(&c->cc, c->newer, c->err)) < 0) return rc;
     cols_setup(&c->cols, m, c->nw.max_list > c->old.max_list ? c->nw.max_list : c->old.max_list);
-    c->lockstep = c->older != NULL &&
-                  (c->planned >= 0 ? c->planned
-                                   : c->nw.ngroups == c->old.ngroups && lockstep(c->nw.d, c->older, &c->cc));
+    if (c->older != NULL && c->planned < 0) { /* the plan did not look (identifiers out of order) */
+        uint32_t p = c->nw.ngroups == c->old.ngroups ? agree(c, c->nw.ngroups) : 0;
+        c->planned = c->nw.ngroups == c->old.ngroups && p == c->nw.ngroups;
+        c->agree = c->planned || c->nw.loose || c->old.loose ? 0 : p;
+    }
+    c->lockstep = c->older != NULL && c->planned > 0;
     if (c->older != NULL && !c->lockstep) {
-        sample_index(&c->nw, m, c->nw.loose);
-        sample_index(&c->old, m, c->old.loose);
+        if (c->agree > 0) { /* only the groups past those that agree, from where the test stopped */
+            c->nw.ngroups -= c->agree;
+            c->old.ngroups -= c->agree;
+            sample_index(&c->nw, m, 0, &c->wn, &c->xn);
+            sample_index(&c->old, m, 0, &c->wo, &c->xo);
+        } else {
+            sample_index(&c->nw, m, c->nw.loose, NULL, NULL);
+            sample_index(&c->old, m, c->old.loose, NULL, NULL);
+        }
         c->match = (uint32_t *)take(m, c->nw.ngroups, 4);
         join(&c->nw, &c->old, c->match);
         return 0;
     }
-    if (c->nw.loose) sample_index(&c->nw, m, 1);
-    if (c->older != NULL && c->old.loose) sample_index(&c->old, m, 1);
+    if (c->nw.loose) sample_index(&c->nw, m, 1, NULL, NULL);
+    if (c->older != NULL && c->old.loose) sample_index(&c->old, m, 1, NULL, NULL);
     return 0;
 }
 
