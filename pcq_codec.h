@@ -1664,12 +1664,13 @@ typedef struct pcq_calc_row {
  * lists over 64 or out of the counterset's order), the working memory for
  * them, counted in rows and used past the rows returned. For replies whose
  * two samples list the same instances in the same order it is none: *count
- * = one row per value of newer plus the aggregates. PCQ_ERR_INVALID_ARG
+ * = one row per value of newer plus the aggregates; for samples alike up to
+ * some instance, the indexes cover only the instances from there. PCQ_ERR_INVALID_ARG
  * (err: offset in the newer buffer) for a counter id missing from info or a
  * type 1/4 block of the newer sample without an identifier (in the older one
  * such a block is passed over); or an iterator error of a buffer that
  * changed. Time and memory: linear in the input, whatever it says (indexes
- * sorted once, no search budget; docs D12). No heap; about 11 KiB of stack. */
+ * sorted once, no search budget; docs D12). No heap; about 13 KiB of stack. */
 PCQ_API int pcq_calc_cook(const pcq_counterset_info *info, const pcq_data *older, const pcq_data *newer,
                           const pcq_identifier *ids, size_t n_ids, unsigned flags, pcq_calc_row *rows,
                           size_t cap, size_t *count, pcq_error *err);
