@@ -4416,13 +4416,14 @@ static PCQ_INLINE int wr_fast_instance(pcq_writer *w, uint32_t instance_id, cons
     return 1;
 }
 
-int pcq_put_data_instance(pcq_writer *w, uint32_t instance_id, const uint8_t *name16, size_t nbytes)
+/* pcq_put_data_instance past its fast path: the checks that say what is
+ * wrong, and an instance near the end of dst or of a sizing pass (out of
+ * line: the fast path then needs no frame). */
+static PCQ_NOINLINE int wr_data_instance(pcq_writer *w, uint32_t instance_id, const uint8_t *name16,
+                                         size_t nbytes)
 {
     uint32_t size = 0; /* set by wr_named_size (gcc -O1 cannot tell) */
-    int rc;
-
-    if (wr_fast_instance(w, instance_id, name16, nbytes, NULL, NULL, 0) == 1) return PCQ_OK;
-    rc = wr_enter(w, WR_BLOCK);
+    int rc = wr_enter(w, WR_BLOCK);
 
     if (rc != PCQ_OK) return rc;
     if (!wr_block_has_instances(w) || !wr_unit_complete(w)) return wr_fail(w, PCQ_ERR_STATE);
@@ -4444,6 +4445,12 @@ int pcq_put_data_instance(pcq_writer *w, uint32_t instance_id, const uint8_t *na
     w->nvalues = 0;
     wr_sync(w);
     return w->err;
+}
+
+int pcq_put_data_instance(pcq_writer *w, uint32_t instance_id, const uint8_t *name16, size_t nbytes)
+{
+    if (wr_fast_instance(w, instance_id, name16, nbytes, NULL, NULL, 0) == 1) return PCQ_OK;
+    return wr_data_instance(w, instance_id, name16, nbytes);
 }
 
 /* A _PERF_COUNTER_DATA and its value. NOTES §2: dwSize counts the structure,
@@ -4500,6 +4507,17 @@ static void wr_sync(pcq_writer *w)
     if (room < w->fast) w->fast = (uint32_t)room;
 }
 
+/* w->fast ran out: what wr_sync says, its most frequent case here (the
+ * instance of a type 4/6 block has all its values: the writer wants the
+ * next; the fast path vouched for the rest) without its call. */
+static PCQ_INLINE void wr_fast_done(pcq_writer *w)
+{
+    if (w->nvalues == w->want_values && wr_block_has_instances(w))
+        w->fast_inst = w->ninstances < PCQ_MAX_INSTANCES;
+    else
+        wr_sync(w);
+}
+
 /* One record on the fast path (w->fast > 0); after the last the writer may
  * want an instance (w->fast_inst). */
 static PCQ_INLINE void wr_fast_record(pcq_writer *w, uint64_t v, uint32_t data_size)
@@ -4507,7 +4525,7 @@ static PCQ_INLINE void wr_fast_record(pcq_writer *w, uint64_t v, uint32_t data_s
     wr_record(w->dst + w->len, v, data_size);
     w->len += WR_MIN_VALUE_AREA;
     w->nvalues++;
-    if (--w->fast == 0) wr_sync(w);
+    if (--w->fast == 0) wr_fast_done(w);
 }
 
 static int wr_value_int(pcq_writer *w, uint64_t v, uint32_t data_size)
@@ -4553,7 +4571,7 @@ int pcq_put_values_u64(pcq_writer *w, const uint64_t *values, const uint8_t *siz
         w->len += (size_t)n * WR_MIN_VALUE_AREA;
         w->nvalues += n;
         w->fast -= n;
-        if (w->fast == 0) wr_sync(w);
+        if (w->fast == 0) wr_sync(w); /* a type 2 block, mostly (instances come with their values) */
         return PCQ_OK;
     }
     rc = wr_enter(w, WR_BLOCK);
@@ -4567,6 +4585,15 @@ int pcq_put_values_u64(pcq_writer *w, const uint64_t *values, const uint8_t *siz
     return w->err;
 }
 
+/* pcq_put_data_instance_u64 past its fast path: the two calls (out of line). */
+static PCQ_NOINLINE int wr_data_instance_values(pcq_writer *w, uint32_t instance_id, const uint8_t *name16,
+                                                size_t nbytes, const uint64_t *values, const uint8_t *sizes,
+                                                uint32_t n)
+{
+    int rc = pcq_put_data_instance(w, instance_id, name16, nbytes);
+    return rc != PCQ_OK ? rc : pcq_put_values_u64(w, values, sizes, n);
+}
+
 int pcq_put_data_instance_u64(pcq_writer *w, uint32_t instance_id, const uint8_t *name16, size_t nbytes,
                               const uint64_t *values, const uint8_t *sizes, uint32_t n)
 {
@@ -4576,8 +4603,7 @@ int pcq_put_data_instance_u64(pcq_writer *w, uint32_t instance_id, const uint8_t
     if (w && values && n > 0 && n == w->want_values &&
         (rc = wr_fast_instance(w, instance_id, name16, nbytes, values, sizes, n)) != 0)
         return rc > 0 ? PCQ_OK : wr_fail(w, PCQ_ERR_INVALID_ARG);
-    rc = pcq_put_data_instance(w, instance_id, name16, nbytes);
-    return rc != PCQ_OK ? rc : pcq_put_values_u64(w, values, sizes, n);
+    return wr_data_instance_values(w, instance_id, name16, nbytes, values, sizes, n);
 }
 
 /* Patches a size measured from `at` to the current end into the field at. */
