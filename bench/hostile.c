@@ -27,6 +27,7 @@
 #define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include "pcq_codec.h"
 #include "bench/readme_walk.h"
+#include "test/cook_hashes.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -422,23 +423,32 @@ enum {
     PACK_LOOSE = 4,
     PACK_MIDDLE = 8 /* with PACK_ONE_ID: the older's instance that differs is its middle one */
 };
-static uint8_t *packed_buf(uint32_t n, unsigned how, int older, size_t *len)
+/* A zeroed data buffer of `total` bytes and `nblocks` blocks whose first, at
+ * 48, is a PERF_COUNTERSET of `block` bytes: counter 1 and n instances, from
+ * 48 + 40. */
+static uint8_t *one_set_buf(size_t total, uint32_t nblocks, size_t block, uint32_t n)
 {
-    size_t block = 40 + 18 * (size_t)n, total = 48 + block + ((how & PACK_LOOSE) ? 32 : 0), at = 48;
     uint8_t *b = (uint8_t *)xmalloc(total);
-    uint32_t k;
     memset(b, 0, total);
     st32(b, (uint32_t)total);
-    st32(b + 4, (how & PACK_LOOSE) ? 2 : 1);
+    st32(b + 4, nblocks);
     st32(b + 24, 1000); /* PerfFreq */
-    st32(b + at + 4, PCQ_PERF_COUNTERSET);
-    st32(b + at + 8, (uint32_t)block);
-    st32(b + at + 16, 16); /* _PERF_MULTI_COUNTERS: dwSize, 1 counter, id 1 */
-    st32(b + at + 20, 1);
-    st32(b + at + 24, 1);
-    st32(b + at + 32, (uint32_t)(block - 32)); /* _PERF_MULTI_INSTANCES */
-    st32(b + at + 36, n);
-    for (at += 40, k = 0; k < n; k++, at += 18) {
+    st32(b + 48 + 4, PCQ_PERF_COUNTERSET);
+    st32(b + 48 + 8, (uint32_t)block);
+    st32(b + 48 + 16, 16); /* _PERF_MULTI_COUNTERS: dwSize, 1 counter, id 1 */
+    st32(b + 48 + 20, 1);
+    st32(b + 48 + 24, 1);
+    st32(b + 48 + 32, (uint32_t)(block - 32)); /* _PERF_MULTI_INSTANCES */
+    st32(b + 48 + 36, n);
+    return b;
+}
+
+static uint8_t *packed_buf(uint32_t n, unsigned how, int older, size_t *len)
+{
+    size_t block = 40 + 18 * (size_t)n, total = 48 + block + ((how & PACK_LOOSE) ? 32 : 0), at;
+    uint8_t *b = one_set_buf(total, (how & PACK_LOOSE) ? 2 : 1, block, n);
+    uint32_t k;
+    for (at = 48 + 40, k = 0; k < n; k++, at += 18) {
         st32(b + at, 10);
         st32(b + at + 4, (how & PACK_ONE_ID) ? (older && k == ((how & PACK_MIDDLE) ? n / 2 : n - 1) ? 8 : 7)
                          : (older && (how & PACK_REVERSED)) ? n - 1 - k
@@ -706,72 +716,36 @@ static int build_packed_middle(hcase *h, size_t size)
     return build_packed_cook(h, size, PACK_ONE_ID | PACK_MIDDLE);
 }
 
-/* Instances whose names differ but whose cook hashes agree (D12): the
- * cook's instance hash (pcq_calc.c instance_hash) is a multiply-xorshift,
- * one-to-one on a name of one 8-byte chunk, so each name is computed
- * backwards from a chosen hash that ends in the same 24 bits. Packed as
- * packed_buf's (Size 18: the header, 4 units and a NUL; a value of no data),
- * one InstanceId, the older sample reversed: both are indexed, and every
- * group of a sample falls into one run of one hash. */
-static uint64_t unxorshift(uint64_t y, unsigned s)
-{
-    uint64_t x = y;
-    unsigned i;
-    for (i = 0; i < 64 / s + 1; i++) x = y ^ (x >> s);
-    return x;
-}
-
-/* A name whose cook hash (instance_hash) ends in 0x5A5A5A, the k-th. */
+/* Instances whose names differ but whose cook hashes agree (D12), the names
+ * computed back from the hashes (test/cook_hashes.h). Packed as packed_buf's
+ * (Size 18: the header, 4 units and a NUL; a value of no data), one
+ * InstanceId, the older sample reversed: both are indexed. cook-collide:
+ * every instance hash ends in 0x5A5A5A, so every group of a sample falls into
+ * one run of one hash; cook-collide-names: every name_hash (counter 1) has
+ * the top 32 bits 0x5A5A5A5A, one name#n bucket. The k-th name of each: */
 static uint64_t collide_name(uint64_t k)
 {
-    const uint64_t mul = 0x9E3779B97F4A7C15u, h0 = 8u ^ 0xD6E8FEB86659FD93u; /* InstanceId 0, 8 bytes */
-    uint64_t inv = mul, h;
-    int i;
-    for (i = 0; i < 5; i++) inv *= 2 - mul * inv; /* the inverse of mul mod 2^64 (Newton) */
-    h = unxorshift(k << 24 | 0x5A5A5Au, 32) * inv;
-    return (unxorshift(h, 29) * inv) ^ h0;
+    return ch_instance_word(0, 1, 0, k << 24 | 0x5A5A5Au);
 }
 
-/* A name whose name#n hash (name_hash, counter 1) has the top 32 bits
- * 0x5A5A5A5A: all in one bucket, the k-th. */
 static uint64_t bucket_name(uint64_t k)
 {
-    const uint64_t c1 = 0xFF51AFD7ED558CCDu, c2 = 0xC4CEB9FE1A85EC53u, h0 = 0x9E3779B97F4A7C15u ^ 1u;
-    uint64_t i1 = c1, i2 = c2, h;
-    int i;
-    for (i = 0; i < 5; i++) {
-        i1 *= 2 - c1 * i1;
-        i2 *= 2 - c2 * i2;
-    }
-    h = (((uint64_t)0x5A5A5A5Au << 32 | k) * i2) ^ (uint64_t)8 << 56; /* the tail: no byte, length 8 */
-    return (unxorshift(h, 32) * i1) ^ h0;
+    return ch_bucket_word(1, 1, 0, (uint64_t)0x5A5A5A5Au << 32 | k);
 }
 
 static uint8_t *collide_buf(uint32_t n, int older, uint64_t (*name)(uint64_t), size_t *len)
 {
-    size_t block = 40 + 26 * (size_t)n, total = 48 + block, at = 48;
-    uint8_t *b = (uint8_t *)xmalloc(total);
+    size_t block = 40 + 26 * (size_t)n, total = 48 + block, at;
+    uint8_t *b = one_set_buf(total, 1, block, n);
     uint32_t k;
     uint64_t key = 0, x;
-    const uint64_t units = 0x0001000100010001u;
     uint64_t *names = (uint64_t *)xmalloc(sizeof *names * ((size_t)n + 1));
-    for (k = 0; k < n; k++) { /* names without a U+0000 unit (host order: the hash reads it so) */
+    for (k = 0; k < n; k++) { /* names without a U+0000 unit */
         do x = name(++key);
-        while (((x - units) & ~x & (units << 15)) != 0);
+        while (ch_has_nul_unit(x));
         names[k] = x;
     }
-    memset(b, 0, total);
-    st32(b, (uint32_t)total);
-    st32(b + 4, 1);
-    st32(b + 24, 1000); /* PerfFreq */
-    st32(b + at + 4, PCQ_PERF_COUNTERSET);
-    st32(b + at + 8, (uint32_t)block);
-    st32(b + at + 16, 16); /* _PERF_MULTI_COUNTERS: dwSize, 1 counter, id 1 */
-    st32(b + at + 20, 1);
-    st32(b + at + 24, 1);
-    st32(b + at + 32, (uint32_t)(block - 32)); /* _PERF_MULTI_INSTANCES */
-    st32(b + at + 36, n);
-    for (at += 40, k = 0; k < n; k++, at += 26) {
+    for (at = 48 + 40, k = 0; k < n; k++, at += 26) {
         st32(b + at, 18); /* InstanceId 0 */
         memcpy(b + at + 8, &names[older ? n - 1 - k : k], 8);
         st32(b + at + 22, 8); /* the value's dwSize; dwDataSize 0 */
@@ -781,23 +755,21 @@ static uint8_t *collide_buf(uint32_t n, int older, uint64_t (*name)(uint64_t), s
     return b;
 }
 
-static int build_collide(hcase *h, size_t size)
+static int build_collide_with(hcase *h, size_t size, uint64_t (*name)(uint64_t))
 {
     uint32_t n = (uint32_t)(size / 2 / 26);
     h->a = info_buf(1, 0x00400400u, 0, 0, &h->alen); /* PERF_COUNTER_DELTA */
-    h->b = collide_buf(n, 1, collide_name, &h->blen);
-    h->c = collide_buf(n, 0, collide_name, &h->clen);
+    h->b = collide_buf(n, 1, name, &h->blen);
+    h->c = collide_buf(n, 0, name, &h->clen);
     return cook_inputs(h);
 }
-
-/* The same, names crafted to share one name#n bucket (pcq_calc.c name_hash). */
+static int build_collide(hcase *h, size_t size)
+{
+    return build_collide_with(h, size, collide_name);
+}
 static int build_collide_names(hcase *h, size_t size)
 {
-    uint32_t n = (uint32_t)(size / 2 / 26);
-    h->a = info_buf(1, 0x00400400u, 0, 0, &h->alen); /* PERF_COUNTER_DELTA */
-    h->b = collide_buf(n, 1, bucket_name, &h->blen);
-    h->c = collide_buf(n, 0, bucket_name, &h->clen);
-    return cook_inputs(h);
+    return build_collide_with(h, size, bucket_name);
 }
 
 /* ---- running a mode ------------------------------------------------------- */

@@ -9,6 +9,7 @@
  */
 #include "pcq_codec.h"
 #include "testlib.h"
+#include "cook_hashes.h"
 
 #include <math.h>
 #include <string.h>
@@ -2142,11 +2143,10 @@ static void test_cook_hash_collision(void)
 /* The cook's two hashes (pcq_calc.c instance_hash, which orders the join,
  * and name_hash, which buckets name#n) have no secret, and each step of
  * them is one-to-one, so a name's last 8-byte word can be computed back
- * from the hash it is to have (bench/hostile.c does it at 1 MiB). The
- * names below are so computed: the words are written in host order, as the
- * hashes read them, so they collide on any host. If the hashes change, the
- * names stop colliding and this test still checks every row (not the
- * path). Newer sample, one type 6 block of counter 1, in wire order:
+ * from the hash it is to have (cook_hashes.h; bench/hostile.c does it at
+ * 1 MiB). The names below are so computed; they collide on any host. If
+ * the hashes change, the names stop colliding and this test still checks
+ * every row (not the path). Newer sample, one type 6 block of counter 1, in wire order:
  *   - 40 names of one word, InstanceId 9, whose instance hashes share their
  *     low 24 bits, and 3 of two words (one run of the join's sort, two
  *     stretches of one InstanceId and length);
@@ -2162,47 +2162,6 @@ static void test_cook_hash_collision(void)
 #define CN_SHORT  3
 #define CN_ALL    (CN_RUN + 2 * CN_BUCKET + 2 * CN_SHORT)
 
-static uint64_t cn_unxs(uint64_t y, unsigned s)
-{
-    uint64_t x = y;
-    unsigned i;
-    for (i = 0; i < 64 / s + 1; i++) x = y ^ (x >> s);
-    return x;
-}
-
-static uint64_t cn_inv(uint64_t m) /* m odd: its inverse mod 2^64 (Newton) */
-{
-    uint64_t x = m;
-    int i;
-    for (i = 0; i < 5; i++) x *= 2 - m * x;
-    return x;
-}
-
-/* The last word of a name of `words` words (the first: `first`) whose
- * instance_hash under InstanceId id ends in v's low 24 bits. */
-static uint64_t cn_run_word(uint32_t id, int words, uint64_t first, uint64_t v)
-{
-    const uint64_t mul = 0x9E3779B97F4A7C15u, m = cn_inv(mul);
-    uint64_t h = ((uint64_t)id << 32 | (uint32_t)(8 * words)) ^ 0xD6E8FEB86659FD93u;
-    if (words == 2) {
-        h = (h ^ first) * mul;
-        h ^= h >> 29;
-    }
-    return (cn_unxs(cn_unxs(v, 32) * m, 29) * m) ^ h;
-}
-
-/* The same for name_hash (counter 1), whose top 32 bits are v's. */
-static uint64_t cn_bucket_word(int words, uint64_t first, uint64_t v)
-{
-    const uint64_t c1 = 0xFF51AFD7ED558CCDu, c2 = 0xC4CEB9FE1A85EC53u;
-    uint64_t h = 0x9E3779B97F4A7C15u ^ 1u;
-    if (words == 2) {
-        h = (h ^ first) * c1;
-        h ^= h >> 32;
-    }
-    return (cn_unxs((v * cn_inv(c2)) ^ (uint64_t)(8 * words) << 56, 32) * cn_inv(c1)) ^ h;
-}
-
 typedef struct cn_inst {
     uint8_t name[16];
     size_t len;
@@ -2212,15 +2171,12 @@ typedef struct cn_inst {
 /* 1 when the words make a name without a U+0000 unit. */
 static int cn_set(cn_inst *c, uint64_t first, uint64_t last, int words, uint32_t id, uint32_t dup)
 {
-    size_t i;
     memcpy(c->name, &first, 8);
-    memcpy(c->name + 8 * (words - 1), &last, 8);
+    memcpy(c->name + 8 * (words - 1), &last, 8); /* host order, as the hashes load them */
     c->len = 8 * (size_t)words;
     c->id = id;
     c->dup = dup;
-    for (i = 0; i < c->len; i += 2)
-        if (c->name[i] == 0 && c->name[i + 1] == 0) return 0;
-    return 1;
+    return !ch_has_nul_unit(first) && !ch_has_nul_unit(last);
 }
 
 static void cn_names(cn_inst *all)
@@ -2231,14 +2187,14 @@ static void cn_names(cn_inst *all)
     cn_inst c;
     for (i = 0; i < CN_RUN; i++) {
         int words = i < CN_RUN - 3 ? 1 : 2;
-        while (!cn_set(&c, first, cn_run_word(9, words, first, ++k << 24 | 0xABCDEFu), words, 9, 0))
+        while (!cn_set(&c, first, ch_instance_word(9, words, first, ++k << 24 | 0xABCDEFu), words, 9, 0))
             ;
         all[n++] = c;
     }
     for (i = 0; i < CN_BUCKET + CN_SHORT; i++) {
         int words = i < CN_BUCKET - 3 || i >= CN_BUCKET ? 1 : 2;
         uint64_t top = i < CN_BUCKET ? 0x5A5A5A5Au : 0x3C3C3C3Cu;
-        while (!cn_set(&c, first, cn_bucket_word(words, first, top << 32 | ++k), words, 2, 1))
+        while (!cn_set(&c, first, ch_bucket_word(1, words, first, top << 32 | ++k), words, 2, 1))
             ;
         all[n++] = c;
         c.id = 1;
@@ -2260,22 +2216,33 @@ static void cn_raw_instance(wbuf *w, const cn_inst *c)
     patch32(w, at, (uint32_t)(w->n - at));
 }
 
-static void cn_data(wbuf *w, const cn_inst *all, int newer)
+/* A sample of one type 6 block of counter 1 (a delta; newer: clock 2000,
+ * else 1000): its instances come between these two. */
+static size_t set1_begin(wbuf *w, int newer, size_t *blk)
 {
     static const uint32_t id1[1] = {1};
-    size_t blk, mi, k, i;
     data_begin(w, newer ? 2000 : 1000, 0, 1000u);
-    blk = block_begin(w, 6);
+    *blk = block_begin(w, 6);
     multi_counters(w, id1, 1);
-    mi = multi_instances_begin(w);
+    return multi_instances_begin(w);
+}
+
+static void set1_end(wbuf *w, size_t blk, size_t mi, uint32_t n)
+{
+    multi_instances_end(w, mi, n);
+    block_end(w, blk);
+    data_end(w, 1);
+}
+
+static void cn_data(wbuf *w, const cn_inst *all, int newer)
+{
+    size_t blk, mi = set1_begin(w, newer, &blk), k, i;
     for (k = 0; k < CN_ALL; k++) {
         i = newer ? k : CN_ALL - 1 - k;
         cn_raw_instance(w, &all[i]);
         value64(w, 1000000u - (newer ? 0 : 7 * i + 1));
     }
-    multi_instances_end(w, mi, CN_ALL);
-    block_end(w, blk);
-    data_end(w, 1);
+    set1_end(w, blk, mi, CN_ALL);
 }
 
 static void test_cook_crafted_collisions(void)
@@ -2388,12 +2355,7 @@ static uint64_t ap_delta(const ap_inst *key, size_t o)
 
 static void ap_data(wbuf *w, const ap_inst *v, size_t n, const ap_inst *nw, int newer)
 {
-    static const uint32_t id1[1] = {1};
-    size_t blk, mi, k, j;
-    data_begin(w, newer ? 2000 : 1000, 0, 1000u);
-    blk = block_begin(w, 6);
-    multi_counters(w, id1, 1);
-    mi = multi_instances_begin(w);
+    size_t blk, mi = set1_begin(w, newer, &blk), k, j;
     for (k = 0; k < n; k++) {
         size_t o = ap_occ(v, k);
         instance(w, v[k].id, v[k].name);
@@ -2404,9 +2366,7 @@ static void ap_data(wbuf *w, const ap_inst *v, size_t n, const ap_inst *nw, int 
             value64(w, (j < AP_N ? 1000000u + 1000u * j : 5000000u) - ap_delta(&v[k], o));
         }
     }
-    multi_instances_end(w, mi, (uint32_t)n);
-    block_end(w, blk);
-    data_end(w, 1);
+    set1_end(w, blk, mi, (uint32_t)n);
 }
 
 static void test_cook_agree_prefix(void)
