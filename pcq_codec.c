@@ -3442,18 +3442,34 @@ size_t pcq_values_read_u64(pcq_iter *it, uint64_t *out, size_t cap)
 static PCQ_FORCE_INLINE void matrix_fast(const uint8_t *b, size_t at, size_t ninst, size_t nc, uint64_t *out,
                                          size_t is, size_t js)
 {
-    size_t i, j;
+    const uint8_t *p = b + at, *end, *end8;
+    size_t i;
     for (i = 0; i < ninst; i++) {
         uint64_t *o = out + i * is;
-        at += ld32(b + at + INSTANCE_HEADER_Size);
-        /* four a turn: a quarter of the loop's own cost */
-        for (j = 0; j + 4 <= nc; j += 4, at += 64, o += 4 * js) {
-            o[0] = fast_value(b + at);
-            o[js] = fast_value(b + at + 16);
-            o[2 * js] = fast_value(b + at + 32);
-            o[3 * js] = fast_value(b + at + 48);
+        p += ld32(p + INSTANCE_HEADER_Size);
+        end = p + 16 * nc;
+        end8 = p + 128 * (nc >> 3);
+        /* eight a turn, then four, then one: the loop's own instructions (a pointer
+         * each, a compare) are spread over eight values */
+        for (; p != end8; p += 128, o += 8 * js) {
+            o[0] = fast_value(p);
+            o[js] = fast_value(p + 16);
+            o[2 * js] = fast_value(p + 32);
+            o[3 * js] = fast_value(p + 48);
+            o[4 * js] = fast_value(p + 64);
+            o[5 * js] = fast_value(p + 80);
+            o[6 * js] = fast_value(p + 96);
+            o[7 * js] = fast_value(p + 112);
         }
-        for (; j < nc; j++, at += 16, o += js) *o = fast_value(b + at);
+        if (nc & 4) {
+            o[0] = fast_value(p);
+            o[js] = fast_value(p + 16);
+            o[2 * js] = fast_value(p + 32);
+            o[3 * js] = fast_value(p + 48);
+            p += 64;
+            o += 4 * js;
+        }
+        for (; p != end; p += 16, o += js) *o = fast_value(p);
     }
 }
 

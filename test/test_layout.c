@@ -795,65 +795,85 @@ static void test_not_canonical(void)
 #endif
 }
 
-/* The batch readers' loops for canonical blocks: four values a turn and the
- * rest one at a time, and by column eight instances at a time and the rest
- * one at a time: six counters (4- and 8-byte mixed) of eleven instances,
+/* The batch readers' loops for canonical blocks: by row eight values a
+ * turn, then four, then one at a time; by column eight instances at a time
+ * and the rest one at a time. Blocks of 1 to 21 counters (4- and 8-byte
+ * mixed) and eleven instances, each 4-byte value followed by non-zero
+ * padding (the record is 16 bytes; §2.2.4.3 gives the padding no value),
  * checked value by value against what was written, and against the checking
  * path (the same pcq_data without its canonical flag). */
-#define NI 11
-static void test_columns_wide(void)
+#define NI     11
+#define NC_MAX 21
+static void check_columns_wide(uint32_t nc)
 {
-    static const uint32_t ids[6] = {10, 11, 12, 13, 14, 15};
-    static const uint8_t sizes[6] = {8, 4, 8, 4, 8, 8};
-    static uint8_t buf[4096];
-    uint64_t vals[NI][6], cols[NI * 6], rows[NI * 6], col[NI];
-    uint8_t name[32];
+    uint32_t ids[NC_MAX];
+    uint8_t sizes[NC_MAX], name[32];
+    static uint8_t buf[8192];
+    uint64_t vals[NI][NC_MAX], cols[NI * NC_MAX], rows[NI * NC_MAX], col[NI];
     pcq_writer w;
     pcq_data hdr, d, slow;
-    pcq_iter bi;
+    pcq_iter bi, ii, vi;
     pcq_block b;
+    pcq_data_instance in;
+    pcq_value v;
     size_t len = 0, count;
-    uint32_t i, j, pass;
+    uint32_t i, j, pass, poked = 0;
+    for (j = 0; j < nc; j++) {
+        ids[j] = 10 + j;
+        sizes[j] = (j % 3 == 1 || j == 4) ? 4 : 8;
+    }
     memset(&hdr, 0, sizeof hdr);
     pcq_writer_init(&w, buf, sizeof buf);
     pcq_begin_data(&w, &hdr);
-    pcq_begin_block(&w, PCQ_PERF_COUNTERSET, 0, ids, 6);
+    pcq_begin_block(&w, PCQ_PERF_COUNTERSET, 0, ids, nc);
     for (i = 0; i < NI; i++) {
-        for (j = 0; j < 6; j++)
-            vals[i][j] = sizes[j] == 4 ? 0xF0000000u + 16 * i + j : ((uint64_t)(i + 1) << 40) + j;
-        pcq_put_data_instance_u64(&w, i, name, u16a(i == 1 ? "_Total" : "cpu", name), vals[i], sizes, 6);
+        for (j = 0; j < nc; j++)
+            vals[i][j] = sizes[j] == 4 ? 0xF0000000u + 32 * i + j : ((uint64_t)(i + 1) << 40) + j;
+        pcq_put_data_instance_u64(&w, i, name, u16a(i == 1 ? "_Total" : "cpu", name), vals[i], sizes, nc);
     }
     pcq_end_block(&w);
     pcq_end_data(&w);
     if (!TL_CHECK(pcq_writer_finish(&w, &len) == PCQ_OK &&
                       pcq_decode_data(buf, len, NULL, &d, NULL) == PCQ_OK && (d.flags & PCQ_DATA_CANONICAL_),
-                  "a canonical block of six counters"))
+                  "a canonical block of %u counters", nc))
         return;
+    pcq_data_blocks(&d, &bi); /* the padding after each 4-byte value: not part of it */
+    if (pcq_blocks_next(&bi, &b) == 1)
+        for (pcq_block_instances(&d, &b, &ii); pcq_instances_of_block_next(&ii, &in) == 1;)
+            for (pcq_instance_values(&d, &in, &vi); pcq_values_next(&vi, &v) == 1; poked++)
+                if (v.data_size == 4) memset(buf + v.offset + 12, 0xA5, 4);
+    TL_CHECK(poked == NI * nc, "%u counters: %u values", nc, poked);
     slow = d;
     slow.flags &= ~PCQ_DATA_CANONICAL_;
     for (pass = 0; pass < 2; pass++) {
         const pcq_data *dp = pass ? &slow : &d;
         pcq_data_blocks(dp, &bi);
-        if (!TL_CHECK(pcq_blocks_next(&bi, &b) == 1 && b.num_instances == NI && b.num_counters == 6,
-                      "pass %u: the block", pass))
+        if (!TL_CHECK(pcq_blocks_next(&bi, &b) == 1 && b.num_instances == NI && b.num_counters == nc,
+                      "%u counters, pass %u: the block", nc, pass))
             return;
-        TL_CHECK(pcq_block_columns_u64(dp, &b, cols, NI * 6, &count) == PCQ_OK && count == NI * 6,
-                 "pass %u: columns", pass);
-        TL_CHECK(pcq_block_rows_u64(dp, &b, rows, NI * 6, &count) == PCQ_OK && count == NI * 6,
-                 "pass %u: rows", pass);
-        for (j = 0; j < 6; j++) {
+        TL_CHECK(pcq_block_columns_u64(dp, &b, cols, NI * nc, &count) == PCQ_OK && count == NI * nc,
+                 "%u counters, pass %u: columns", nc, pass);
+        TL_CHECK(pcq_block_rows_u64(dp, &b, rows, NI * nc, &count) == PCQ_OK && count == NI * nc,
+                 "%u counters, pass %u: rows", nc, pass);
+        for (j = 0; j < nc; j++) {
             TL_CHECK(pcq_block_column_u64(dp, &b, j, col, NI, &count) == PCQ_OK && count == NI,
-                     "pass %u: column %u", pass, j);
+                     "%u counters, pass %u: column %u", nc, pass, j);
             for (i = 0; i < NI; i++)
                 TL_CHECK(cols[j * NI + i] == vals[i][j] && col[i] == vals[i][j] &&
-                             rows[i * 6 + j] == vals[i][j],
-                         "pass %u: counter %u of instance %u: %llx %llx %llx, written %llx", pass, j, i,
-                         (unsigned long long)cols[j * NI + i], (unsigned long long)col[i],
-                         (unsigned long long)rows[i * 6 + j], (unsigned long long)vals[i][j]);
+                             rows[i * nc + j] == vals[i][j],
+                         "%u counters, pass %u: counter %u of instance %u: %llx %llx %llx, written %llx", nc,
+                         pass, j, i, (unsigned long long)cols[j * NI + i], (unsigned long long)col[i],
+                         (unsigned long long)rows[i * nc + j], (unsigned long long)vals[i][j]);
         }
     }
 }
+static void test_columns_wide(void)
+{
+    uint32_t nc;
+    for (nc = 1; nc <= NC_MAX; nc++) check_columns_wide(nc);
+}
 #undef NI
+#undef NC_MAX
 
 /* A data instance that does not start on an 8-byte boundary (the one
  * before it has Size 20; a type 6 block with no counters, so no value comes
