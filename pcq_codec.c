@@ -1928,16 +1928,18 @@ static PCQ_FORCE_INLINE size_t canonical_instances_nv(const uint8_t *b, size_t a
         if (t >= 8) { /* words before the last: the first and the one before the last, then any between */
             uint64_t w1 = ld64(b + at + INSTANCE_HEADER_InstanceName), w2 = ld64(b + last - 8);
             nul |= ((w1 - LANES_LO) & ~w1) | ((w2 - LANES_LO) & ~w2);
-            for (p = at + INSTANCE_HEADER_InstanceName + 8; p < last - 8; p += 8) {
-                uint64_t w = ld64(b + p);
-                nul |= (w - LANES_LO) & ~w;
-            }
+            if (t > 16) /* names of up to 11 characters have no word between (and no loop to enter) */
+                for (p = at + INSTANCE_HEADER_InstanceName + 8; p < last - 8; p += 8) {
+                    uint64_t w = ld64(b + p);
+                    nul |= (w - LANES_LO) & ~w;
+                }
         }
-        bad |= bad_name_end(ld64(b + last)) |
-               (nv == 1 ? bad_value(ld64(b + last + 8)) : bad_values(b, last + 8, nv));
+        if (bad_name_end(ld64(b + last))) return 0; /* a branch: fewer instructions than keeping a flag */
+        /* a good value's first word minus VALUE_16 + 4 is 0 or 4 (bad_value): & ~4 once, at the end */
+        bad |= nv == 1 ? ld64(b + last + 8) - (VALUE_16 + 4) : bad_values(b, last + 8, nv);
         at = last + 8 + 16 * (size_t)nv;
     }
-    return bad || (sizes & 7) || (nul & LANES_HI) ? 0 : at;
+    return (bad & ~(uint64_t)4) || (sizes & 7) || (nul & LANES_HI) ? 0 : at;
 }
 
 /* The same; a type 4 block's instances (one value each) have a loop of
