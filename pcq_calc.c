@@ -1899,10 +1899,11 @@ static uint32_t lead(cook_ctx *c, const csample *n, const csample *o)
     return n->ngroups == o->ngroups && !n->loose && !o->loose ? agree(c, n->ngroups) : 0;
 }
 
-/* Whether the samples are cooked in lockstep throughout (no index). */
+/* Whether the samples are cooked in lockstep throughout (no index): lead
+ * found all their groups alike (a loose sample has a group, and lead 0). */
 static int lockstep_of(const csample *n, const csample *o, uint32_t lead_groups)
 {
-    return n->ngroups == o->ngroups && !n->loose && !o->loose && lead_groups == n->ngroups;
+    return n->ngroups == o->ngroups && lead_groups == n->ngroups;
 }
 
 /* Name order of two leaders (both with an instance): first counter id, the

@@ -1660,12 +1660,13 @@ typedef struct pcq_calc_row {
  * Returns PCQ_OK and *count rows; PCQ_ERR_BUFFER_TOO_SMALL with *count = the
  * cap to pass (rows NULL and cap 0 size the call): the rows, plus, when the
  * samples need indexes (instances in another order, identifiers out of
- * order, single-counter blocks, related counters in other blocks, counter
+ * order, blocks of one counter (type 1 or 4), related counters in other blocks, counter
  * lists over 64 or out of the counterset's order), the working memory for
  * them, counted in rows and used past the rows returned. For replies whose
  * two samples list the same instances in the same order it is none: *count
  * = one row per value of newer plus the aggregates; for samples alike up to
- * some instance, the indexes cover only the instances from there. PCQ_ERR_INVALID_ARG
+ * some instance, the indexes cover only the instances from there (a sample
+ * with a block of type 1 or 4 is indexed whole). PCQ_ERR_INVALID_ARG
  * (err: offset in the newer buffer) for a counter id missing from info or a
  * type 1/4 block of the newer sample without an identifier (in the older one
  * such a block is passed over); or an iterator error of a buffer that
