@@ -907,8 +907,10 @@ typedef struct gref {
     uint32_t block_off, inst_off, block_index, one_id;
     uint32_t values, values_end; /* an instance's values, as the walk found them (0: not an instance) */
     uint32_t rank;               /* its instance's rank among the sample's (values indexed) */
+    uint32_t vfirst;             /* values indexed: where its own start in vval */
     uint32_t hash;               /* of its instance (has_instance, InstanceId, name): the sort's first key */
     uint8_t has_instance, single;
+    uint8_t new_inst, new_key; /* sorted: not the instance / key of the group before it (sort_groups) */
 } gref;
 
 /* Walks the groups of one data buffer, block after block. */
@@ -1050,7 +1052,7 @@ typedef struct gcache {
 
 /* The group a gref names, as the walk made it; g->blk points into *c. An
  * instance is not stepped again: its name and values are where the walk
- * found them (these bytes, this call), its values read in place (gv_begin). */
+ * found them (these bytes, this call), its values read in place (gv_read). */
 static void group_at(const pcq_data *d, const ccommon *cc, const gref *r, cgroup *g, gcache *c)
 {
     if (c->off != r->block_off) {
@@ -1077,7 +1079,7 @@ static void group_at(const pcq_data *d, const ccommon *cc, const gref *r, cgroup
     g->inst.num_values = c->blk.type == PCQ_PERF_COUNTERSET ? c->blk.num_counters : 1u;
     g->inst.values = r->values;
     g->inst.values_end = r->values_end;
-    pcq_value_none_(&g->inst.value);               /* type 6: not read (gv_next reads its values in place) */
+    pcq_value_none_(&g->inst.value);               /* type 6: not read (gv_read reads its values in place) */
     if (c->blk.type == PCQ_PERF_MULTI_INSTANCES) { /* its one value, as the iterator gives it */
         uint32_t size = pcq_value_size_(d->buf, r->values, r->values_end);
         if (PCQ_ALWAYS(size != 0)) /* the walk checked it by these rules, this call */
@@ -1147,13 +1149,6 @@ typedef struct cval {
     uint8_t size;    /* dwDataSize if 4 or 8, else 0xFF (as pcq_calc_sample) */
 } cval;
 
-/* A value by instance and counter: its group's instance rank (equal ranks:
- * the same instance), its counter id, and the value. */
-typedef struct vkey {
-    uint32_t rank, id;
-    cval v;
-} vkey;
-
 typedef struct csample {
     const pcq_data *d;
     const ccommon *cc;
@@ -1163,7 +1158,10 @@ typedef struct csample {
     uint32_t max_list; /* the longest counter list */
     gref *refs;        /* when indexed: its groups in wire order */
     uint32_t *ord;     /* ... in key order */
-    vkey *vidx;        /* loose: its values, group by group in wire order */
+    cval *vval;        /* loose: its values, group by group in wire order, */
+    uint32_t *vid;     /* ... their counter ids, */
+    uint32_t *vrank;   /* ... their instances' ranks (equal ranks: the same instance), */
+    size_t nvidx;      /* ... how many */
     uint32_t *vord;    /* ... by (rank, counter id, wire order) */
     uint32_t *rank_at; /* ... where each rank starts in vord (and one past the last) */
 } csample;
@@ -1216,46 +1214,47 @@ static CALC_NOINLINE void sort_run(const gref *r, uint32_t *ord, uint32_t n, uin
 /* Sorts s->ord by (hash, single, counter, wire order): a radix sort by
  * hash, then each run of one hash by the rest, alone; a run that holds more
  * than one instance (a collision) by sort_run. The groups end in gkey_cmp
- * order, those of one key in wire order. */
+ * order, those of one key in wire order, each marked where a new instance
+ * and a new key begin (the ranks, the join's runs). */
 static void sort_groups(csample *s, cmem *m)
 {
     cmem keep = *m;
     uint32_t n = s->ngroups, i, j, a, *tmp;
     uint64_t *k;
+    gref *r = s->refs;
+    if (n == 1) r[0].new_inst = r[0].new_key = 1;
     if (n < 2) return;
     k = (uint64_t *)take(m, n, 8);
     tmp = (uint32_t *)take(m, n, 4);
     if (PCQ_NEVER(k == NULL || tmp == NULL)) return; /* the plan counted them (sort_bytes) */
-    for (i = 0; i < n; i++) k[i] = s->refs[i].hash;
+    for (i = 0; i < n; i++) k[i] = r[i].hash;
     radix_idx(s->ord, tmp, n, k);
     for (i = 0; i < n; i = j) {
         int mixed = 0;
-        for (j = i + 1; j < n && s->refs[s->ord[j]].hash == s->refs[s->ord[i]].hash; j++)
-            mixed |= key_cmp(&s->refs[s->ord[j]], &s->refs[s->ord[i]], 0) != 0;
-        if (j - i < 2) continue;
-        if (mixed) {
-            sort_run(s->refs, s->ord + i, j - i, tmp, k);
+        for (j = i + 1; j < n && r[s->ord[j]].hash == r[s->ord[i]].hash; j++)
+            mixed |= key_cmp(&r[s->ord[j]], &r[s->ord[i]], 0) != 0;
+        if (j - i < 2) {
+            r[s->ord[i]].new_inst = r[s->ord[i]].new_key = 1; /* another hash: another instance */
             continue;
         }
-        for (a = i; a < j; a++)
-            k[s->ord[a]] = (uint64_t)s->refs[s->ord[a]].single << 32 | s->refs[s->ord[a]].one_id;
-        radix_idx(s->ord + i, tmp, j - i, k); /* the groups of one instance, by counter */
+        if (mixed) {
+            sort_run(r, s->ord + i, j - i, tmp, k);
+        } else {
+            for (a = i; a < j; a++) k[s->ord[a]] = (uint64_t)r[s->ord[a]].single << 32 | r[s->ord[a]].one_id;
+            radix_idx(s->ord + i, tmp, j - i, k); /* the groups of one instance, by counter */
+        }
+        r[s->ord[i]].new_inst = r[s->ord[i]].new_key = 1;
+        for (a = i + 1; a < j; a++) {
+            const gref *p = &r[s->ord[a - 1]];
+            gref *q = &r[s->ord[a]];
+            q->new_inst = (uint8_t)(mixed && key_cmp(p, q, 0) != 0);
+            q->new_key = (uint8_t)(q->new_inst || p->single != q->single ||
+                                   (q->single && p->one_id != q->one_id));
+        }
     }
     *m = keep;
 }
 
-static uint64_t vkey_key(const void *ctx, uint32_t e)
-{
-    const vkey *v = (const vkey *)ctx;
-    return (uint64_t)v[e].rank << 32 | v[e].id;
-}
-
-static int vkey_cmp(const void *ctx, uint32_t e, const void *key)
-{
-    const vkey *v = (const vkey *)ctx, *k = (const vkey *)key;
-    if (v[e].rank != k->rank) return v[e].rank < k->rank ? -1 : 1;
-    return v[e].id < k->id ? -1 : v[e].id > k->id;
-}
 
 /* Counts the sample's groups and values and whether it is loose, from the
  * block headers alone. */
@@ -1288,40 +1287,6 @@ static void sample_scan(csample *s)
     }
 }
 
-/* The values of group g, with their counter ids. On data that is not
- * canonical an instance's values are read in place, from the extent the
- * instance iterator found for them (values .. values_end: every value
- * checked as the walk checks it, this step, on these bytes), each bounded
- * again by that extent: the checking iterator's setup and end, out of line,
- * cost more than the value (bench/hostile.c `cook-packed`). */
-typedef struct gvit {
-    pcq_iter it;          /* type 2, and a canonical instance: the values */
-    const uint8_t *b;     /* an instance, not canonical ... */
-    size_t at, end;       /* ... the next value, the end of the instance's */
-    uint32_t left, j;     /* values not yet read; the next one's position */
-    int single, in_place; /* types 1, 4: the one value, not yet returned; b, at, end, left in use */
-} gvit;
-
-static void gv_begin(const pcq_data *d, const cgroup *g, gvit *v)
-{
-    v->j = 0;
-    v->single = g->single; /* types 1 and 4: their one value; `it` is not used */
-    v->in_place = !g->single && g->blk->type != PCQ_PERF_MULTI_COUNTERS && !(d->flags & PCQ_DATA_CANONICAL_);
-    if (g->single) return;
-    if (g->blk->type == PCQ_PERF_MULTI_COUNTERS) {
-        pcq_block_values(d, g->blk, &v->it);
-        return;
-    }
-    if (!v->in_place) { /* canonical: 16 bytes a value, stepped without checks */
-        pcq_instance_values(d, &g->inst, &v->it);
-        return;
-    }
-    v->b = d->buf;
-    v->at = g->inst.values;
-    v->end = g->inst.values_end;
-    v->left = g->inst.num_values;
-}
-
 static CALC_INLINE void to_cval(const pcq_value *x, cval *v)
 {
     v->u64 = x->u64;
@@ -1329,40 +1294,71 @@ static CALC_INLINE void to_cval(const pcq_value *x, cval *v)
     v->size = x->is_int ? (uint8_t)x->data_size : 0xFFu; /* 0xFF: not 4 or 8 */
 }
 
-/* The next value of an instance, in place: 1, or 0 after its last. */
-static CALC_INLINE int gv_in_place(gvit *v, cval *out)
+/* Up to n values of group g, in wire order, into v, and their counter ids
+ * into id when not NULL: how many. An instance's values are read in place,
+ * from the extent the instance's step found for them (values .. values_end:
+ * every value checked there as the walk checks it, on these bytes), each
+ * bounded again by that extent: the checking iterator's setup and end, out
+ * of line, cost more than the value (bench/hostile.c `cook-packed`). */
+PCQ_INLINE_ uint32_t gv_read(const pcq_data *d, const cgroup *g, uint32_t n, cval *v, uint32_t *id)
 {
+    pcq_iter it;
     pcq_value val;
-    uint32_t size;
-    if (!v->left) return 0;
-    /* the instance iterator checked each of them by these rules: never */
-    if (PCQ_NEVER(!(size = pcq_value_size_(v->b, v->at, v->end)))) return 0;
-    pcq_value_any_(v->b, v->at, pcq_ld32_(v->b + v->at), size, &val);
-    to_cval(&val, out);
-    v->at += size;
-    v->left--;
-    return 1;
-}
-
-/* The next value of g and its counter id: 1, or 0 at the end. */
-static int gv_next(gvit *v, const cgroup *g, uint32_t *id, cval *out)
-{
-    pcq_value val;
-    if (g->single) {
-        if (!v->single) return 0;
-        v->single = 0;
-        *id = g->one_id;
-        to_cval(g->blk->type == PCQ_PERF_SINGLE_COUNTER ? &g->blk->value : &g->inst.value, out);
+    size_t at = g->inst.values, size;
+    uint32_t k = 0;
+    if (g->single) { /* types 1 and 4: their one value */
+        if (n == 0) return 0;
+        to_cval(g->blk->type == PCQ_PERF_SINGLE_COUNTER ? &g->blk->value : &g->inst.value, v);
+        if (id != NULL) id[0] = g->one_id;
         return 1;
     }
-    if (v->in_place) {
-        if (!gv_in_place(v, out)) return 0;
-    } else {
-        if (pcq_values_next(&v->it, &val) != 1) return 0; /* validated: 1 or 0 */
-        to_cval(&val, out);
+    if (g->blk->type == PCQ_PERF_MULTI_COUNTERS) {
+        pcq_block_values(d, g->blk, &it);
+        for (; k < n && pcq_values_next(&it, &val) == 1; k++) { /* validated: 1 or 0 */
+            to_cval(&val, &v[k]);
+            if (id != NULL) id[k] = pcq_block_counter_id_(g->blk, k);
+        }
+        return k;
     }
-    *id = pcq_block_counter_id_(g->blk, v->j++);
-    return 1;
+    for (; k < n && k < g->inst.num_values; k++, at += size) {
+        uint32_t ds;
+        /* the instance's step checked each of them by these rules: never */
+        if (PCQ_NEVER(!(size = pcq_value_size_(d->buf, at, g->inst.values_end)))) break;
+        ds = pcq_ld32_(d->buf + at); /* fits size: pcq_value_any_'s value, without its pcq_value */
+        v[k].u64 = ds == 8 ? pcq_ld64_(d->buf + at + 8) : ds == 4 ? pcq_ld32_(d->buf + at + 8) : 0;
+        v[k].offset = (uint32_t)at;
+        v[k].size = ds == 4 || ds == 8 ? (uint8_t)ds : 0xFFu;
+        if (id != NULL) id[k] = pcq_block_counter_id_(g->blk, k);
+    }
+    return k;
+}
+
+/* vord: the k values of s (vval; vrank: still their groups' ordinals) by
+ * (instance rank, counter id, wire order), and rank_at[r] where rank r
+ * starts (nranks + 1 entries): a counting sort by rank, which keeps wire
+ * order, then each instance's values by id alone (a stable radix sort, or
+ * insertion for a few). Linear: the ranks are below the groups. */
+static void value_index(csample *s, cmem *m, size_t k, uint32_t nranks)
+{
+    uint32_t *at = (uint32_t *)take(m, (size_t)s->ngroups + 2, 4), *tmp, r; /* ranks < groups, and one past */
+    cmem keep = *m;
+    uint64_t *key = (uint64_t *)take(m, k, 8); /* for a while: a sort's room (sort_bytes) */
+    size_t e;
+    tmp = (uint32_t *)take(m, k, 4);
+    s->rank_at = at;
+    if (PCQ_NEVER(at == NULL || key == NULL || tmp == NULL || nranks > s->ngroups))
+        return; /* the plan counted them */
+    memset(at, 0, ((size_t)nranks + 2) * 4);
+    for (e = 0; e < k; e++) {
+        s->vrank[e] = s->refs[s->vrank[e]].rank;
+        at[s->vrank[e] + 2]++;
+        key[e] = s->vid[e];
+    }
+    for (r = 2; r < nranks + 2; r++) at[r] += at[r - 1];                  /* at[r + 1]: where rank r starts */
+    for (e = 0; e < k; e++) s->vord[at[s->vrank[e] + 1]++] = (uint32_t)e; /* then where it ends */
+    for (r = 0; r < nranks; r++)
+        if (at[r + 1] - at[r] > 1) radix_idx(s->vord + at[r], tmp, at[r + 1] - at[r], key);
+    *m = keep;
 }
 
 /* Indexes the sample: its groups by key (the join, and the ranks of their
@@ -1374,15 +1370,16 @@ static void sample_index(csample *s, cmem *m, int values, gwalk *from, const cgr
 {
     gwalk w, *wp = from != NULL ? from : &w;
     cgroup g;
-    gvit v;
-    uint32_t i, id, rank = 0, r;
+    uint32_t i, rank = 0, j, got;
     int more;
     size_t k = 0;
     s->refs = (gref *)take(m, s->ngroups, sizeof *s->refs);
     s->ord = (uint32_t *)take(m, s->ngroups, sizeof *s->ord);
     if (values) {
-        s->vidx = (vkey *)take(m, s->nvalues, sizeof *s->vidx);
-        s->vord = (uint32_t *)take(m, s->nvalues, sizeof *s->vord);
+        s->vval = (cval *)take(m, s->nvalues, sizeof *s->vval);
+        s->vid = (uint32_t *)take(m, s->nvalues, 4);
+        s->vrank = (uint32_t *)take(m, s->nvalues, 4);
+        s->vord = (uint32_t *)take(m, s->nvalues, 4);
     }
     if (from == NULL) {
         gwalk_begin(&w, s->d, s->cc);
@@ -1395,45 +1392,39 @@ static void sample_index(csample *s, cmem *m, int values, gwalk *from, const cgr
         gref_of(&g, &s->refs[i]);
         s->ord[i] = i;
         if (!values) continue;
-        gv_begin(s->d, &g, &v);
-        while (PCQ_ALWAYS(k < s->nvalues) && gv_next(&v, &g, &id, &s->vidx[k].v) == 1) {
-            s->vidx[k].rank = i; /* its group, until the groups have ranks */
-            s->vidx[k].id = id;
-            k++;
-        }
+        s->refs[i].vfirst = (uint32_t)k; /* the scan counted every value: room for them all */
+        got = gv_read(s->d, &g, (uint32_t)(s->nvalues - k), &s->vval[k], &s->vid[k]);
+        for (j = 0; j < got; j++) s->vrank[k + j] = i; /* its group, until the groups have ranks */
+        k += got;
     }
     if (PCQ_NEVER(i < s->ngroups))
         s->ngroups = i; /* validated: the walk finds every group the scan counted */
     sort_groups(s, m);
     if (!values) return;
     for (i = 0; i < s->ngroups; i++) { /* the same instance: the same rank */
-        if (i > 0 && key_cmp(&s->refs[s->ord[i - 1]], &s->refs[s->ord[i]], 0) != 0) rank++;
+        rank += i > 0 && s->refs[s->ord[i]].new_inst;
         s->refs[s->ord[i]].rank = rank;
     }
-    for (r = 0; r < k; r++) s->vidx[r].rank = s->refs[s->vidx[r].rank].rank;
-    sort_by_key(m, s->vord, k, vkey_key, s->vidx);
-    s->rank_at = (uint32_t *)take(m, (size_t)s->ngroups + 2, 4); /* ranks < groups, and one past */
-    if (PCQ_NEVER(s->rank_at == NULL)) return;                   /* the plan counted it */
-    for (r = 0, i = 0; r <= rank + 1; r++) {                     /* one pass: vord is by rank */
-        while (i < k && s->vidx[s->vord[i]].rank < r) i++;
-        s->rank_at[r] = i;
-    }
+    s->nvidx = k;
+    value_index(s, m, k, s->ngroups > 0 ? rank + 1 : 0);
 }
 
 /* The first value of counter id among the groups of the instance of group
  * `ordinal` of the loose sample s, in wire order: 1, or 0. */
-static int find_loose(const csample *s, uint32_t ordinal, uint32_t id, cval *out)
+PCQ_INLINE_ int find_loose(const csample *s, uint32_t ordinal, uint32_t id, cval *out)
 {
-    vkey key;
-    uint32_t lo, n;
-    size_t k;
-    key.rank = s->refs[ordinal].rank;
-    key.id = id;
-    lo = s->rank_at[key.rank]; /* the instance's values, then a search among them alone */
-    n = s->rank_at[key.rank + 1] - lo;
-    k = lower_bound(s->vord + lo, n, vkey_cmp, s->vidx, &key);
-    if (k == n || vkey_cmp(s->vidx, s->vord[lo + k], &key) != 0) return 0;
-    *out = s->vidx[s->vord[lo + k]].v;
+    uint32_t rank = s->refs[ordinal].rank;
+    const uint32_t *a = s->vord + s->rank_at[rank]; /* the instance's values, by (id, wire order) */
+    size_t lo = 0, hi = s->rank_at[rank + 1] - s->rank_at[rank];
+    while (lo < hi) { /* the first of id: a search by halves among them alone */
+        size_t mid = lo + (hi - lo) / 2;
+        if (s->vid[a[mid]] < id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo == s->rank_at[rank + 1] - s->rank_at[rank] || s->vid[a[lo]] != id) return 0;
+    *out = s->vval[a[lo]];
     return 1;
 }
 
@@ -1454,10 +1445,10 @@ static void join(const csample *n, const csample *o, uint32_t *match)
                 b++;
             continue;
         }
-        /* the run of this key in each (gkey_cmp: the hashes first, the keys only when they are equal) */
-        for (a1 = a + 1; a1 < n->ngroups && gkey_cmp(&n->refs[n->ord[a1]], &n->refs[n->ord[a]]) == 0; a1++)
+        /* the run of this key in each (marked by sort_groups) */
+        for (a1 = a + 1; a1 < n->ngroups && !n->refs[n->ord[a1]].new_key; a1++)
             ;
-        for (b1 = b + 1; b1 < o->ngroups && gkey_cmp(&o->refs[o->ord[b1]], &o->refs[o->ord[b]]) == 0; b1++)
+        for (b1 = b + 1; b1 < o->ngroups && !o->refs[o->ord[b1]].new_key; b1++)
             ;
         for (k = 0; a + k < a1 && b + k < b1; k++) match[n->ord[a + k]] = o->ord[b + k];
         a = a1;
@@ -1478,6 +1469,7 @@ typedef struct ccol {
     uint64_t attrib;
     uint32_t id, type, index; /* counter id, its Type, its counter-info index */
     int32_t scale;
+    uint32_t rid[NREL];        /* the related counters' ids (those need asks for) */
     uint32_t rel[NREL];        /* their first positions in the newer list, or NO_POS */
     uint32_t opos, orel[NREL]; /* this id's and the related ids' in the older list */
     uint8_t found;             /* the id is in the counterset-info */
@@ -1574,8 +1566,10 @@ static void columns_make(colset *cs, const ccommon *cc, const pcq_block *b)
         col->attrib = r.attrib;
         col->scale = r.default_scale;
         col->need = needs_of(col->t, r.type);
-        for (k = 0; k < NREL; k++)
-            col->rel[k] = col_needs(col, k) ? list_pos(b, cs->lidx, related_id(&r, k)) : NO_POS;
+        for (k = 0; k < NREL; k++) {
+            col->rid[k] = related_id(&r, k);
+            col->rel[k] = col_needs(col, k) ? list_pos(b, cs->lidx, col->rid[k]) : NO_POS;
+        }
     }
     cs->ids = b->counter_ids;
     cs->n = n;
@@ -1585,19 +1579,15 @@ static void columns_make(colset *cs, const ccommon *cc, const pcq_block *b)
 
 /* Where each column's counter and its related counters sit in the older
  * sample's list ob. */
-static void columns_older(colset *cs, const ccommon *cc, const pcq_block *ob)
+static void columns_older(colset *cs, const pcq_block *ob)
 {
     uint32_t j, k;
-    pcq_counter_reg r;
     list_index(cs, ob, cs->olidx);
     for (j = 0; j < cs->n; j++) {
         ccol *col = &cs->col[j];
         col->opos = list_pos(ob, cs->olidx, col->id);
-        for (k = 0; k < NREL; k++) col->orel[k] = NO_POS;
-        if (col->need == 0 || PCQ_NEVER(pcq_counterset_counter(cc->info, col->index, &r) != PCQ_OK))
-            continue; /* index found by columns_make */
         for (k = 0; k < NREL; k++)
-            if (col_needs(col, k)) col->orel[k] = list_pos(ob, cs->olidx, related_id(&r, k));
+            col->orel[k] = col_needs(col, k) ? list_pos(ob, cs->olidx, col->rid[k]) : NO_POS;
     }
     cs->oids = ob->counter_ids;
     cs->ohave = 1;
@@ -1683,14 +1673,14 @@ static void row_start(pcq_calc_row *row, const cgroup *g, uint32_t id, size_t of
     row->offset = offset;
 }
 
-/* The values of listed group g into v (at most n of them); how many. */
-static uint32_t read_group(const pcq_data *d, const cgroup *g, uint32_t n, cval *v)
+
+/* gv_read's values of group gi of an indexed loose sample, from its
+ * index (wire order, as the group holds them). */
+PCQ_INLINE_ uint32_t indexed_group(const csample *s, uint32_t gi, uint32_t n, cval *v)
 {
-    gvit it;
-    uint32_t id, k;
-    gv_begin(d, g, &it);
-    for (k = 0; k < n && gv_next(&it, g, &id, &v[k]) == 1; k++)
-        ;
+    size_t at = s->refs[gi].vfirst, end = gi + 1 < s->ngroups ? s->refs[gi + 1].vfirst : s->nvidx;
+    uint32_t k;
+    for (k = 0; k < n && at < end; k++) v[k] = s->vval[at++];
     return k;
 }
 
@@ -1698,20 +1688,17 @@ static uint32_t read_group(const pcq_data *d, const cgroup *g, uint32_t n, cval 
  * values v (m of them); one outside the group, in a loose sample, from its
  * index (the first in wire order of the group's instance). */
 static void col_related(const csample *smp, uint32_t ordinal, const cval *v, uint32_t m, const ccol *col,
-                        const uint32_t *rel, const pcq_counterset_info *info, pcq_calc_sample *s)
+                        const uint32_t *rel, pcq_calc_sample *s)
 {
-    pcq_counter_reg reg;
-    unsigned k;
+    unsigned need, k;
     cval x;
-    for (k = 0; k < NREL; k++) {
-        if (!col_needs(col, k)) continue;
+    for (need = col->need; need != 0; need &= need - 1u) { /* k: its lowest bit */
+        k = need & 1u ? 0 : need & 2u ? 1 : need & 4u ? 2 : 3;
         if (rel[k] != NO_POS && PCQ_ALWAYS(rel[k] < m)) { /* m: every value of the list */
             set_related(s, k, &v[rel[k]]);
             continue;
         }
-        if (smp->loose && PCQ_ALWAYS(pcq_counterset_counter(info, col->index, &reg) == PCQ_OK) &&
-            find_loose(smp, ordinal, related_id(&reg, k), &x))
-            set_related(s, k, &x);
+        if (smp->loose && find_loose(smp, ordinal, col->rid[k], &x)) set_related(s, k, &x);
     }
 }
 
@@ -1725,10 +1712,11 @@ static int cook_columns(cook_ctx *c, const cgroup *g, uint32_t gi, const cgroup 
     pcq_calc_row tmpl;
     uint32_t j, m, om = 0;
     if (!same_list(cs->have, cs->ids, g->blk->counter_ids)) columns_make(cs, &c->cc, g->blk);
-    if (og != NULL && !same_list(cs->ohave, cs->oids, og->blk->counter_ids))
-        columns_older(cs, &c->cc, og->blk);
-    m = read_group(c->nw.d, g, cs->n, cs->nv);
-    if (og != NULL) om = read_group(c->older, og, og->blk->num_counters, cs->ov);
+    if (og != NULL && !same_list(cs->ohave, cs->oids, og->blk->counter_ids)) columns_older(cs, og->blk);
+    m = c->nw.loose ? indexed_group(&c->nw, gi, cs->n, cs->nv) : gv_read(c->nw.d, g, cs->n, cs->nv, NULL);
+    if (og != NULL)
+        om = c->old.loose ? indexed_group(&c->old, ogi, og->blk->num_counters, cs->ov)
+                          : gv_read(c->older, og, og->blk->num_counters, cs->ov, NULL);
     sample_clocks(c->nw.d, &ns);
     if (og != NULL) sample_clocks(c->older, &os);
     row_start(&tmpl, g, 0, 0);
@@ -1741,14 +1729,14 @@ static int cook_columns(cook_ctx *c, const cgroup *g, uint32_t gi, const cgroup 
                                  "counter id not in the counterset-info");
         ns.value = cs->nv[j].u64;
         ns.value_size = cs->nv[j].size;
-        if (col->need) col_related(&c->nw, gi, cs->nv, m, col, col->rel, c->cc.info, &ns);
+        if (col->need) col_related(&c->nw, gi, cs->nv, m, col, col->rel, &ns);
         /* A one-sample type never looks at the older sample: it is built
          * only to look up its related counters. */
         have_old = og != NULL && col->opos != NO_POS && PCQ_ALWAYS(col->opos < om) && (col->two || col->need);
         if (have_old) {
             os.value = cs->ov[col->opos].u64;
             os.value_size = cs->ov[col->opos].size;
-            if (col->need) col_related(&c->old, ogi, cs->ov, om, col, col->orel, c->cc.info, &os);
+            if (col->need) col_related(&c->old, ogi, cs->ov, om, col, col->orel, &os);
         }
         *row = tmpl;
         row->counter_id = col->id;
@@ -1795,18 +1783,15 @@ static int cook_single(cook_ctx *c, const cgroup *g, uint32_t gi, const cgroup *
     pcq_calc_row *row = &rows[*n];
     pcq_counter_reg r;
     pcq_calc_sample ns, os;
-    gvit it;
     cval v, ov;
     uint32_t id, index;
-    gv_begin(c->nw.d, g, &it);
-    gv_next(&it, g, &id, &v);
+    gv_read(c->nw.d, g, 1, &v, &id);
     if (!find_reg(&c->cc, id, 0, &r, &index))
         return pcq_error_set(c->err, PCQ_ERR_INVALID_ARG, id_offset(c->nw.d, g, 0),
                              "counter id not in the counterset-info");
     single_sample(&c->nw, c->nw.d, gi, &v, &r, &ns);
     if (og != NULL) { /* the same counter: same_group */
-        gv_begin(c->older, og, &it);
-        gv_next(&it, og, &id, &ov);
+        gv_read(c->older, og, 1, &ov, NULL);
         single_sample(&c->old, c->older, ogi, &ov, &r, &os);
     }
     row_start(row, g, g->one_id, v.offset);
@@ -2351,7 +2336,7 @@ static size_t index_bytes(size_t groups, size_t values, int with_groups, int loo
 {
     size_t m = 0;
     if (with_groups || loose) m += mem_bytes(groups, sizeof(gref)) + mem_bytes(groups, 4);
-    if (loose) m += mem_bytes(values, sizeof(vkey)) + mem_bytes(values, 4) + mem_bytes(groups + 2, 4);
+    if (loose) m += mem_bytes(values, sizeof(cval)) + 3 * mem_bytes(values, 4) + mem_bytes(groups + 2, 4);
     return m;
 }
 

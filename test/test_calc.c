@@ -1289,6 +1289,39 @@ static void loose_multi(wbuf *w, uint64_t t, uint64_t nx, uint64_t ny, uint32_t 
     data_end(w, 2);
 }
 
+/* Counter 1 of "x" in a PERF_COUNTERSET block (block 0); its base, counter
+ * 2, twice: in a PERF_MULTI_INSTANCES block (block 1, first in wire order)
+ * and in a PERF_COUNTERSET block listing counter 2 (block 2). The index
+ * keeps an instance's groups by key (listed groups before single ones), so
+ * the later value comes first there; the first in wire order must win. */
+static void loose_twice(wbuf *w, uint64_t t, uint64_t n1, uint32_t first, uint64_t later)
+{
+    static const uint32_t one[1] = {1}, two[1] = {2};
+    size_t b, mi;
+    data_begin(w, t, 0, 1000u);
+    b = block_begin(w, 6);
+    multi_counters(w, one, 1);
+    mi = multi_instances_begin(w);
+    instance(w, 7, "x");
+    value64(w, n1);
+    multi_instances_end(w, mi, 1);
+    block_end(w, b);
+    b = block_begin(w, 4); /* block 1: counter 2 */
+    mi = multi_instances_begin(w);
+    instance(w, 7, "x");
+    value32(w, first);
+    multi_instances_end(w, mi, 1);
+    block_end(w, b);
+    b = block_begin(w, 6);
+    multi_counters(w, two, 1);
+    mi = multi_instances_begin(w);
+    instance(w, 7, "x");
+    value64(w, later);
+    multi_instances_end(w, mi, 1);
+    block_end(w, b);
+    data_end(w, 3);
+}
+
 static void test_cook_related_elsewhere(void)
 {
     wbuf wi, wo, wn;
@@ -1340,6 +1373,15 @@ static void test_cook_related_elsewhere(void)
     ROW(1, "x", 0, PCQ_CALC_OK, 20.0);
     ROW(1, "y", 0, PCQ_CALC_OK, 10.0);
     ROW(2, "y", 0, PCQ_CALC_NOT_DISPLAYABLE, 0);
+
+    /* The base twice in x: block 1's (first in wire order) is taken,
+     * (1600 - 1000) / (130 - 100) = 20, not block 2's, 600 / 998. */
+    loose_twice(&wo, 1000, 1000, 100, 1);
+    loose_twice(&wn, 2000, 1600, 130, 999);
+    if (decode_data(&wo, &od) || decode_data(&wn, &nd)) return;
+    rc = pcq_calc_cook(&info, &od, &nd, NULL, 0, 0, rows, CAP(rows), &n, NULL);
+    TL_CHECK(rc == PCQ_OK && n == 3, "twice: %s, %zu rows", pcq_status_name(rc), n);
+    ROW(1, "x", 0, PCQ_CALC_OK, 20.0);
 }
 
 /* 70 counters: more than the cook keeps columns for (the general path).
