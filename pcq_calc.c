@@ -1078,13 +1078,8 @@ static void group_at(const pcq_data *d, const ccommon *cc, const gref *r, cgroup
     g->inst.offset = r->inst_off;
     g->inst.num_values = c->blk.type == PCQ_PERF_COUNTERSET ? c->blk.num_counters : 1u;
     g->inst.values = r->values;
-    g->inst.values_end = r->values_end;
-    pcq_value_none_(&g->inst.value);               /* type 6: not read (gv_read reads its values in place) */
-    if (c->blk.type == PCQ_PERF_MULTI_INSTANCES) { /* its one value, as the iterator gives it */
-        uint32_t size = pcq_value_size_(d->buf, r->values, r->values_end);
-        if (PCQ_ALWAYS(size != 0)) /* the walk checked it by these rules, this call */
-            pcq_value_any_(d->buf, r->values, pcq_ld32_(d->buf + r->values), size, &g->inst.value);
-    }
+    g->inst.values_end = r->values_end; /* inst.value is not set: a group of type 4 is in an index,
+                                           its value too (cook_single) */
     instance_group(&c->blk, r->block_index, r->one_id, g);
 }
 
@@ -1230,13 +1225,15 @@ static void sort_groups(csample *s, cmem *m)
     for (i = 0; i < n; i++) k[i] = r[i].hash;
     radix_idx(s->ord, tmp, n, k);
     for (i = 0; i < n; i = j) {
+        uint32_t h = r[s->ord[i]].hash;
         int mixed = 0;
-        for (j = i + 1; j < n && r[s->ord[j]].hash == r[s->ord[i]].hash; j++)
-            mixed |= key_cmp(&r[s->ord[j]], &r[s->ord[i]], 0) != 0;
+        for (j = i + 1; j < n && r[s->ord[j]].hash == h; j++)
+            ;
         if (j - i < 2) {
             r[s->ord[i]].new_inst = r[s->ord[i]].new_key = 1; /* another hash: another instance */
             continue;
         }
+        for (a = i + 1; a < j; a++) mixed |= key_cmp(&r[s->ord[a]], &r[s->ord[i]], 0) != 0;
         if (mixed) {
             sort_run(r, s->ord + i, j - i, tmp, k);
         } else {
@@ -1674,14 +1671,13 @@ static void row_start(pcq_calc_row *row, const cgroup *g, uint32_t id, size_t of
 }
 
 
-/* gv_read's values of group gi of an indexed loose sample, from its
- * index (wire order, as the group holds them). */
-PCQ_INLINE_ uint32_t indexed_group(const csample *s, uint32_t gi, uint32_t n, cval *v)
+/* gv_read's values of group gi of an indexed loose sample, in place in
+ * its index (wire order, as the group holds them): at most n, *m of them. */
+static CALC_INLINE const cval *indexed_group(const csample *s, uint32_t gi, uint32_t n, uint32_t *m)
 {
     size_t at = s->refs[gi].vfirst, end = gi + 1 < s->ngroups ? s->refs[gi + 1].vfirst : s->nvidx;
-    uint32_t k;
-    for (k = 0; k < n && at < end; k++) v[k] = s->vval[at++];
-    return k;
+    *m = end - at < n ? (uint32_t)(end - at) : n;
+    return &s->vval[at];
 }
 
 /* The related values col needs, into s: at positions rel of the group's
@@ -1708,15 +1704,20 @@ static int cook_columns(cook_ctx *c, const cgroup *g, uint32_t gi, const cgroup 
                         pcq_calc_row *rows, size_t *n)
 {
     colset *cs = &c->cols;
+    const cval *nv = cs->nv, *ov = cs->ov; /* a group's values: read there, or in place in an index */
     pcq_calc_sample ns, os;
     pcq_calc_row tmpl;
     uint32_t j, m, om = 0;
     if (!same_list(cs->have, cs->ids, g->blk->counter_ids)) columns_make(cs, &c->cc, g->blk);
     if (og != NULL && !same_list(cs->ohave, cs->oids, og->blk->counter_ids)) columns_older(cs, og->blk);
-    m = c->nw.loose ? indexed_group(&c->nw, gi, cs->n, cs->nv) : gv_read(c->nw.d, g, cs->n, cs->nv, NULL);
-    if (og != NULL)
-        om = c->old.loose ? indexed_group(&c->old, ogi, og->blk->num_counters, cs->ov)
-                          : gv_read(c->older, og, og->blk->num_counters, cs->ov, NULL);
+    if (c->nw.loose)
+        nv = indexed_group(&c->nw, gi, cs->n, &m);
+    else
+        m = gv_read(c->nw.d, g, cs->n, cs->nv, NULL);
+    if (og != NULL && c->old.loose)
+        ov = indexed_group(&c->old, ogi, og->blk->num_counters, &om);
+    else if (og != NULL)
+        om = gv_read(c->older, og, og->blk->num_counters, cs->ov, NULL);
     sample_clocks(c->nw.d, &ns);
     if (og != NULL) sample_clocks(c->older, &os);
     row_start(&tmpl, g, 0, 0);
@@ -1727,20 +1728,20 @@ static int cook_columns(cook_ctx *c, const cgroup *g, uint32_t gi, const cgroup 
         if (!col->found)
             return pcq_error_set(c->err, PCQ_ERR_INVALID_ARG, id_offset(c->nw.d, g, j),
                                  "counter id not in the counterset-info");
-        ns.value = cs->nv[j].u64;
-        ns.value_size = cs->nv[j].size;
-        if (col->need) col_related(&c->nw, gi, cs->nv, m, col, col->rel, &ns);
+        ns.value = nv[j].u64;
+        ns.value_size = nv[j].size;
+        if (col->need) col_related(&c->nw, gi, nv, m, col, col->rel, &ns);
         /* A one-sample type never looks at the older sample: it is built
          * only to look up its related counters. */
         have_old = og != NULL && col->opos != NO_POS && PCQ_ALWAYS(col->opos < om) && (col->two || col->need);
         if (have_old) {
-            os.value = cs->ov[col->opos].u64;
-            os.value_size = cs->ov[col->opos].size;
-            if (col->need) col_related(&c->old, ogi, cs->ov, om, col, col->orel, &os);
+            os.value = ov[col->opos].u64;
+            os.value_size = ov[col->opos].size;
+            if (col->need) col_related(&c->old, ogi, ov, om, col, col->orel, &os);
         }
         *row = tmpl;
         row->counter_id = col->id;
-        row->offset = cs->nv[j].offset;
+        row->offset = nv[j].offset;
         row->type = col->type;
         row->info_index = col->index;
         row->attrib = col->attrib;
@@ -1783,18 +1784,21 @@ static int cook_single(cook_ctx *c, const cgroup *g, uint32_t gi, const cgroup *
     pcq_calc_row *row = &rows[*n];
     pcq_counter_reg r;
     pcq_calc_sample ns, os;
-    cval v, ov;
-    uint32_t id, index;
-    gv_read(c->nw.d, g, 1, &v, &id);
-    if (!find_reg(&c->cc, id, 0, &r, &index))
+    const cval *v, *ov;
+    uint32_t index, m, om;
+    /* a single group is in a loose sample, indexed with its value: read it there */
+    v = indexed_group(&c->nw, gi, 1, &m);
+    if (!find_reg(&c->cc, g->one_id, 0, &r, &index))
         return pcq_error_set(c->err, PCQ_ERR_INVALID_ARG, id_offset(c->nw.d, g, 0),
                              "counter id not in the counterset-info");
-    single_sample(&c->nw, c->nw.d, gi, &v, &r, &ns);
+    if (PCQ_NEVER(m == 0)) return 0;
+    single_sample(&c->nw, c->nw.d, gi, v, &r, &ns);
     if (og != NULL) { /* the same counter: same_group */
-        gv_read(c->older, og, 1, &ov, NULL);
-        single_sample(&c->old, c->older, ogi, &ov, &r, &os);
+        ov = indexed_group(&c->old, ogi, 1, &om);
+        if (PCQ_NEVER(om == 0)) return 0;
+        single_sample(&c->old, c->older, ogi, ov, &r, &os);
     }
-    row_start(row, g, g->one_id, v.offset);
+    row_start(row, g, g->one_id, v->offset);
     row->type = r.type;
     row->info_index = index;
     row->attrib = r.attrib;
