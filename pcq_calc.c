@@ -907,7 +907,7 @@ typedef struct gref {
     uint32_t block_off, inst_off, block_index, one_id;
     uint32_t values, values_end; /* an instance's values, as the walk found them (0: not an instance) */
     uint32_t rank;               /* its instance's rank among the sample's (values indexed) */
-    uint32_t vfirst;             /* values indexed: where its own start in vval */
+    uint32_t vfirst, vend;       /* values indexed: where its own start and end in vval */
     uint32_t hash;               /* of its instance (has_instance, InstanceId, name): the sort's first key */
     uint8_t has_instance, single;
     uint8_t new_inst, new_key; /* sorted: not the instance / key of the group before it (sort_groups) */
@@ -1053,7 +1053,7 @@ typedef struct gcache {
 /* The group a gref names, as the walk made it; g->blk points into *c. An
  * instance is not stepped again: its name and values are where the walk
  * found them (these bytes, this call), its values read in place (gv_read). */
-static void group_at(const pcq_data *d, const ccommon *cc, const gref *r, cgroup *g, gcache *c)
+PCQ_INLINE_ void group_at(const pcq_data *d, const ccommon *cc, const gref *r, cgroup *g, gcache *c)
 {
     if (c->off != r->block_off) {
         pcq_data_blocks(d, &c->it);
@@ -1156,7 +1156,6 @@ typedef struct csample {
     cval *vval;        /* loose: its values, group by group in wire order, */
     uint32_t *vid;     /* ... their counter ids, */
     uint32_t *vrank;   /* ... their instances' ranks (equal ranks: the same instance), */
-    size_t nvidx;      /* ... how many */
     uint32_t *vord;    /* ... by (rank, counter id, wire order) */
     uint32_t *rank_at; /* ... where each rank starts in vord (and one past the last) */
 } csample;
@@ -1210,18 +1209,19 @@ static CALC_NOINLINE void sort_run(const gref *r, uint32_t *ord, uint32_t n, uin
  * hash, then each run of one hash by the rest, alone; a run that holds more
  * than one instance (a collision) by sort_run. The groups end in gkey_cmp
  * order, those of one key in wire order, each marked where a new instance
- * and a new key begin (the ranks, the join's runs). */
-static void sort_groups(csample *s, cmem *m)
+ * and a new key begin (the join's runs) and numbered by its instance (its
+ * rank: the instances in that order). Returns how many instances. */
+static uint32_t sort_groups(csample *s, cmem *m)
 {
     cmem keep = *m;
-    uint32_t n = s->ngroups, i, j, a, *tmp;
+    uint32_t n = s->ngroups, i, j, a, *tmp, rank = 0;
     uint64_t *k;
     gref *r = s->refs;
-    if (n == 1) r[0].new_inst = r[0].new_key = 1;
-    if (n < 2) return;
+    if (n == 1) r[0].new_inst = r[0].new_key = 1; /* rank 0 (gref_of) */
+    if (n < 2) return n;
     k = (uint64_t *)take(m, n, 8);
     tmp = (uint32_t *)take(m, n, 4);
-    if (PCQ_NEVER(k == NULL || tmp == NULL)) return; /* the plan counted them (sort_bytes) */
+    if (PCQ_NEVER(k == NULL || tmp == NULL)) return 0; /* the plan counted them (sort_bytes) */
     for (i = 0; i < n; i++) k[i] = r[i].hash;
     radix_idx(s->ord, tmp, n, k);
     for (i = 0; i < n; i = j) {
@@ -1229,8 +1229,9 @@ static void sort_groups(csample *s, cmem *m)
         int mixed = 0;
         for (j = i + 1; j < n && r[s->ord[j]].hash == h; j++)
             ;
-        if (j - i < 2) {
-            r[s->ord[i]].new_inst = r[s->ord[i]].new_key = 1; /* another hash: another instance */
+        if (j - i < 2) { /* another hash: another instance */
+            r[s->ord[i]].new_inst = r[s->ord[i]].new_key = 1;
+            r[s->ord[i]].rank = rank++;
             continue;
         }
         for (a = i + 1; a < j; a++) mixed |= key_cmp(&r[s->ord[a]], &r[s->ord[i]], 0) != 0;
@@ -1241,15 +1242,18 @@ static void sort_groups(csample *s, cmem *m)
             radix_idx(s->ord + i, tmp, j - i, k); /* the groups of one instance, by counter */
         }
         r[s->ord[i]].new_inst = r[s->ord[i]].new_key = 1;
+        r[s->ord[i]].rank = rank++;
         for (a = i + 1; a < j; a++) {
             const gref *p = &r[s->ord[a - 1]];
             gref *q = &r[s->ord[a]];
             q->new_inst = (uint8_t)(mixed && key_cmp(p, q, 0) != 0);
             q->new_key = (uint8_t)(q->new_inst || p->single != q->single ||
                                    (q->single && p->one_id != q->one_id));
+            q->rank = q->new_inst ? rank++ : rank - 1;
         }
     }
     *m = keep;
+    return rank;
 }
 
 
@@ -1317,7 +1321,8 @@ PCQ_INLINE_ uint32_t gv_read(const pcq_data *d, const cgroup *g, uint32_t n, cva
         }
         return k;
     }
-    for (; k < n && k < g->inst.num_values; k++, at += size) {
+    if (n > g->inst.num_values) n = g->inst.num_values;
+    for (; k < n; k++, at += size) {
         uint32_t ds;
         /* the instance's step checked each of them by these rules: never */
         if (PCQ_NEVER(!(size = pcq_value_size_(d->buf, at, g->inst.values_end)))) break;
@@ -1367,7 +1372,7 @@ static void sample_index(csample *s, cmem *m, int values, gwalk *from, const cgr
 {
     gwalk w, *wp = from != NULL ? from : &w;
     cgroup g;
-    uint32_t i, rank = 0, j, got;
+    uint32_t i, nranks, j, got;
     int more;
     size_t k = 0;
     s->refs = (gref *)take(m, s->ngroups, sizeof *s->refs);
@@ -1393,17 +1398,13 @@ static void sample_index(csample *s, cmem *m, int values, gwalk *from, const cgr
         got = gv_read(s->d, &g, (uint32_t)(s->nvalues - k), &s->vval[k], &s->vid[k]);
         for (j = 0; j < got; j++) s->vrank[k + j] = i; /* its group, until the groups have ranks */
         k += got;
+        s->refs[i].vend = (uint32_t)k;
     }
     if (PCQ_NEVER(i < s->ngroups))
         s->ngroups = i; /* validated: the walk finds every group the scan counted */
-    sort_groups(s, m);
+    nranks = sort_groups(s, m);
     if (!values) return;
-    for (i = 0; i < s->ngroups; i++) { /* the same instance: the same rank */
-        rank += i > 0 && s->refs[s->ord[i]].new_inst;
-        s->refs[s->ord[i]].rank = rank;
-    }
-    s->nvidx = k;
-    value_index(s, m, k, s->ngroups > 0 ? rank + 1 : 0);
+    value_index(s, m, k, nranks);
 }
 
 /* The first value of counter id among the groups of the instance of group
@@ -1675,16 +1676,16 @@ static void row_start(pcq_calc_row *row, const cgroup *g, uint32_t id, size_t of
  * its index (wire order, as the group holds them): at most n, *m of them. */
 static CALC_INLINE const cval *indexed_group(const csample *s, uint32_t gi, uint32_t n, uint32_t *m)
 {
-    size_t at = s->refs[gi].vfirst, end = gi + 1 < s->ngroups ? s->refs[gi + 1].vfirst : s->nvidx;
-    *m = end - at < n ? (uint32_t)(end - at) : n;
+    uint32_t at = s->refs[gi].vfirst, k = s->refs[gi].vend - at;
+    *m = k < n ? k : n;
     return &s->vval[at];
 }
 
 /* The related values col needs, into s: at positions rel of the group's
  * values v (m of them); one outside the group, in a loose sample, from its
  * index (the first in wire order of the group's instance). */
-static void col_related(const csample *smp, uint32_t ordinal, const cval *v, uint32_t m, const ccol *col,
-                        const uint32_t *rel, pcq_calc_sample *s)
+PCQ_INLINE_ void col_related(const csample *smp, uint32_t ordinal, const cval *v, uint32_t m, const ccol *col,
+                             const uint32_t *rel, pcq_calc_sample *s)
 {
     unsigned need, k;
     cval x;
@@ -1927,8 +1928,10 @@ static uint32_t name_hash(const pcq_calc_row *r)
 /* While name#n runs, three fields that are 0 in every instance row hold its
  * state, as row index + 1 where they link (0 ends a list): a leader's
  * instances_used holds its group's length (set as the group was cooked), its
- * is_aggregate the next leader of its list, and a row's aggregate_func the
- * head of bucket <row>. So the passes touch leaders, not every row. */
+ * is_aggregate the next leader of its list (once its bucket is numbered: its
+ * n), and a row's aggregate_func the head of bucket <row>; a leader's
+ * dup_index holds its bucket until its n is put there, last. So the passes
+ * touch leaders, not every row, and a name is hashed once. */
 static size_t group_len(const pcq_calc_row *rows, size_t i)
 {
     return rows[i].instances_used > 0 ? rows[i].instances_used : 1;
@@ -2117,24 +2120,25 @@ static size_t sort_names(pcq_calc_row *rows, size_t head)
  * the names. */
 static void number_bucket(pcq_calc_row *rows, size_t list)
 {
-    size_t k, prev, head, count;
+    size_t k, nx, prev, head, count;
     uint32_t n = 0;
-    if (link_next(rows, list) == 0) { /* one leader (most buckets) */
-        rows[list - 1].dup_index = 0;
-        return;
-    }
+    if (link_next(rows, list) == 0) return;  /* one leader (most buckets): n 0, its link */
     head = list_reverse(rows, list, &count); /* rows' order */
     for (k = link_next(rows, head); k != 0 && name_cmp(&rows[head - 1], &rows[k - 1]) == 0;)
         k = link_next(rows, k);
     if (k == 0) { /* one name (a bucket of many holds one but when names collide) */
-        for (k = list_radix(rows, head, LK_ID); k != 0; k = link_next(rows, k)) rows[k - 1].dup_index = n++;
+        for (k = list_radix(rows, head, LK_ID); k != 0; k = nx) {
+            nx = link_next(rows, k);
+            link_set(rows, k, n++);
+        }
         return;
     }
     head = count < 32 ? list_insert(rows, head, LK_NUMBERED)
                       : sort_names(rows, list_radix(rows, head, LK_ID));
-    for (prev = 0, k = head; k != 0; prev = k, k = link_next(rows, k)) {
+    for (prev = 0, k = head; k != 0; prev = k, k = nx) {
+        nx = link_next(rows, k);
         n = prev != 0 && name_cmp(&rows[prev - 1], &rows[k - 1]) == 0 ? n + 1 : 0;
-        rows[k - 1].dup_index = n;
+        link_set(rows, k, n);
     }
 }
 
@@ -2154,12 +2158,13 @@ static void number_hashed(pcq_calc_row *rows, size_t n)
     for (i = 0; i < n; i += group_len(rows, i)) {
         if (!rows[i].has_instance) continue;
         b = bucket_of(&rows[i], n);
+        rows[i].dup_index = (uint32_t)b;
         link_set(rows, i + 1, rows[b].aggregate_func);
         rows[b].aggregate_func = (uint32_t)(i + 1);
     }
     for (i = 0; i < n; i += group_len(rows, i)) {
         if (!rows[i].has_instance) continue;
-        b = bucket_of(&rows[i], n);
+        b = rows[i].dup_index;
         if (rows[b].aggregate_func != 0) {
             number_bucket(rows, rows[b].aggregate_func);
             rows[b].aggregate_func = 0;
@@ -2197,6 +2202,7 @@ static void number_duplicates(pcq_calc_row *rows, size_t n)
     for (i = 0; i < n; i += len) {
         len = group_len(rows, i);
         rows[i].instances_used = 0;
+        if (rows[i].has_instance) rows[i].dup_index = (uint32_t)rows[i].is_aggregate; /* its n */
         rows[i].is_aggregate = 0;
         for (k = 1; rows[i].dup_index != 0 && k < len; k++) rows[i + k].dup_index = rows[i].dup_index;
     }
