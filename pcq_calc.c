@@ -1155,7 +1155,6 @@ typedef struct csample {
     uint32_t *ord;     /* ... in key order */
     cval *vval;        /* loose: its values, group by group in wire order, */
     uint32_t *vid;     /* ... their counter ids, */
-    uint32_t *vrank;   /* ... their instances' ranks (equal ranks: the same instance), */
     uint32_t *vord;    /* ... by (rank, counter id, wire order) */
     uint32_t *rank_at; /* ... where each rank starts in vord (and one past the last) */
 } csample;
@@ -1205,24 +1204,21 @@ static CALC_NOINLINE void sort_run(const gref *r, uint32_t *ord, uint32_t n, uin
     }
 }
 
-/* Sorts s->ord by (hash, single, counter, wire order): a radix sort by
- * hash, then each run of one hash by the rest, alone; a run that holds more
+/* Sorts s->ord by (hash, single, counter, wire order), k[i] holding group
+ * i's hash (and then the sort's keys): a radix sort by hash, then each run of one hash by the rest, alone; a run that holds more
  * than one instance (a collision) by sort_run. The groups end in gkey_cmp
  * order, those of one key in wire order, each marked where a new instance
  * and a new key begin (the join's runs) and numbered by its instance (its
  * rank: the instances in that order). Returns how many instances. */
-static uint32_t sort_groups(csample *s, cmem *m)
+static uint32_t sort_groups(csample *s, cmem *m, uint64_t *k)
 {
     cmem keep = *m;
     uint32_t n = s->ngroups, i, j, a, *tmp, rank = 0;
-    uint64_t *k;
     gref *r = s->refs;
     if (n == 1) r[0].new_inst = r[0].new_key = 1; /* rank 0 (gref_of) */
     if (n < 2) return n;
-    k = (uint64_t *)take(m, n, 8);
     tmp = (uint32_t *)take(m, n, 4);
     if (PCQ_NEVER(k == NULL || tmp == NULL)) return 0; /* the plan counted them (sort_bytes) */
-    for (i = 0; i < n; i++) k[i] = r[i].hash;
     radix_idx(s->ord, tmp, n, k);
     for (i = 0; i < n; i = j) {
         uint32_t h = r[s->ord[i]].hash;
@@ -1335,31 +1331,46 @@ PCQ_INLINE_ uint32_t gv_read(const pcq_data *d, const cgroup *g, uint32_t n, cva
     return k;
 }
 
-/* vord: the k values of s (vval; vrank: still their groups' ordinals) by
- * (instance rank, counter id, wire order), and rank_at[r] where rank r
- * starts (nranks + 1 entries): a counting sort by rank, which keeps wire
- * order, then each instance's values by id alone (a stable radix sort, or
- * insertion for a few). Linear: the ranks are below the groups. */
+/* vord: the k values of s (vval; group i's from refs[i].vfirst to vend)
+ * by (instance rank, counter id), the first in wire order of each id of an
+ * instance alone (the one find_loose returns), and rank_at[r] where rank r
+ * starts (nranks + 1 entries): a counting sort by rank, group by group in
+ * wire order, then each instance's values by id alone (a stable radix sort,
+ * or insertion for a few), and the later values of an id left out, so that
+ * a search among an instance's values costs the log of its counters, not of
+ * its values (bench/hostile.c `cook-packed-loose-one`). Linear: the ranks
+ * are below the groups. */
 static void value_index(csample *s, cmem *m, size_t k, uint32_t nranks)
 {
-    uint32_t *at = (uint32_t *)take(m, (size_t)s->ngroups + 2, 4), *tmp, r; /* ranks < groups, and one past */
     cmem keep = *m;
     uint64_t *key = (uint64_t *)take(m, k, 8); /* for a while: a sort's room (sort_bytes) */
-    size_t e;
-    tmp = (uint32_t *)take(m, k, 4);
-    s->rank_at = at;
+    uint32_t *at = s->rank_at, *vord = s->vord, *tmp = (uint32_t *)take(m, k, 4), r, out, i, e;
+    const uint32_t *vid = s->vid;
+    const gref *g = s->refs;
     if (PCQ_NEVER(at == NULL || key == NULL || tmp == NULL || nranks > s->ngroups))
         return; /* the plan counted them */
     memset(at, 0, ((size_t)nranks + 2) * 4);
-    for (e = 0; e < k; e++) {
-        s->vrank[e] = s->refs[s->vrank[e]].rank;
-        at[s->vrank[e] + 2]++;
-        key[e] = s->vid[e];
+    for (i = 0; i < s->ngroups; i++) at[g[i].rank + 2] += g[i].vend - g[i].vfirst;
+    for (r = 2; r < nranks + 2; r++) at[r] += at[r - 1]; /* at[r + 1]: where rank r starts */
+    for (i = 0; i < s->ngroups; i++)                     /* ... then where it ends */
+        for (e = g[i].vfirst; e < g[i].vend; e++) vord[at[g[i].rank + 1]++] = e;
+    for (r = 0, out = 0; r < nranks; r++) { /* each instance's: by id, the first of each id alone */
+        uint32_t b = at[r], n = at[r + 1] - b, id;
+        if (n < 2 && out == b) { /* nothing left out before it: it stays */
+            out += n;
+            continue;
+        }
+        at[r] = out; /* where it starts now (at[r + 1] still where the next started) */
+        if (n == 0) continue;
+        if (n > 1) {
+            for (i = 0; i < n; i++) key[vord[b + i]] = vid[vord[b + i]];
+            radix_idx(vord + b, tmp, n, key);
+        }
+        vord[out++] = vord[b];
+        for (id = vid[vord[b]], i = 1; i < n; i++)
+            if (vid[vord[b + i]] != id) id = vid[vord[out++] = vord[b + i]];
     }
-    for (r = 2; r < nranks + 2; r++) at[r] += at[r - 1];                  /* at[r + 1]: where rank r starts */
-    for (e = 0; e < k; e++) s->vord[at[s->vrank[e] + 1]++] = (uint32_t)e; /* then where it ends */
-    for (r = 0; r < nranks; r++)
-        if (at[r + 1] - at[r] > 1) radix_idx(s->vord + at[r], tmp, at[r + 1] - at[r], key);
+    at[nranks] = out;
     *m = keep;
 }
 
@@ -1372,7 +1383,9 @@ static void sample_index(csample *s, cmem *m, int values, gwalk *from, const cgr
 {
     gwalk w, *wp = from != NULL ? from : &w;
     cgroup g;
-    uint32_t i, nranks, j, got;
+    cmem keep;
+    uint64_t *hk;
+    uint32_t i, nranks;
     int more;
     size_t k = 0;
     s->refs = (gref *)take(m, s->ngroups, sizeof *s->refs);
@@ -1380,9 +1393,11 @@ static void sample_index(csample *s, cmem *m, int values, gwalk *from, const cgr
     if (values) {
         s->vval = (cval *)take(m, s->nvalues, sizeof *s->vval);
         s->vid = (uint32_t *)take(m, s->nvalues, 4);
-        s->vrank = (uint32_t *)take(m, s->nvalues, 4);
         s->vord = (uint32_t *)take(m, s->nvalues, 4);
+        s->rank_at = (uint32_t *)take(m, (size_t)s->ngroups + 2, 4); /* ranks < groups, and one past */
     }
+    keep = *m;
+    hk = (uint64_t *)take(m, s->ngroups, 8); /* for a while: the groups' hashes, the sort's keys */
     if (from == NULL) {
         gwalk_begin(&w, s->d, s->cc);
         more = s->ngroups > 0 && gwalk_next(&w, &g) == 1;
@@ -1393,16 +1408,16 @@ static void sample_index(csample *s, cmem *m, int values, gwalk *from, const cgr
     for (i = 0; more; more = ++i < s->ngroups && gwalk_next(wp, &g) == 1) { /* one walk: groups and values */
         gref_of(&g, &s->refs[i]);
         s->ord[i] = i;
+        hk[i] = s->refs[i].hash;
         if (!values) continue;
         s->refs[i].vfirst = (uint32_t)k; /* the scan counted every value: room for them all */
-        got = gv_read(s->d, &g, (uint32_t)(s->nvalues - k), &s->vval[k], &s->vid[k]);
-        for (j = 0; j < got; j++) s->vrank[k + j] = i; /* its group, until the groups have ranks */
-        k += got;
+        k += gv_read(s->d, &g, (uint32_t)(s->nvalues - k), &s->vval[k], &s->vid[k]);
         s->refs[i].vend = (uint32_t)k;
     }
     if (PCQ_NEVER(i < s->ngroups))
         s->ngroups = i; /* validated: the walk finds every group the scan counted */
-    nranks = sort_groups(s, m);
+    nranks = sort_groups(s, m, hk);
+    *m = keep;
     if (!values) return;
     value_index(s, m, k, nranks);
 }
@@ -1412,7 +1427,7 @@ static void sample_index(csample *s, cmem *m, int values, gwalk *from, const cgr
 PCQ_INLINE_ int find_loose(const csample *s, uint32_t ordinal, uint32_t id, cval *out)
 {
     uint32_t rank = s->refs[ordinal].rank;
-    const uint32_t *a = s->vord + s->rank_at[rank]; /* the instance's values, by (id, wire order) */
+    const uint32_t *a = s->vord + s->rank_at[rank]; /* the instance's first value of each id, by id */
     size_t lo = 0, hi = s->rank_at[rank + 1] - s->rank_at[rank];
     while (lo < hi) { /* the first of id: a search by halves among them alone */
         size_t mid = lo + (hi - lo) / 2;
@@ -2346,7 +2361,7 @@ static size_t index_bytes(size_t groups, size_t values, int with_groups, int loo
 {
     size_t m = 0;
     if (with_groups || loose) m += mem_bytes(groups, sizeof(gref)) + mem_bytes(groups, 4);
-    if (loose) m += mem_bytes(values, sizeof(cval)) + 3 * mem_bytes(values, 4) + mem_bytes(groups + 2, 4);
+    if (loose) m += mem_bytes(values, sizeof(cval)) + 2 * mem_bytes(values, 4) + mem_bytes(groups + 2, 4);
     return m;
 }
 

@@ -681,7 +681,8 @@ static int build_ids_reversed(hcase *h, size_t size)
  * one checked again by the iterators (not canonical), in the samples' order,
  * reversed, all of one name and id but the older's last (or middle), or
  * (loose) a RAW_FRACTION whose base is in no block, with a single-counter
- * block beside. */
+ * block beside, its instances all of one name and id or not (loose-one:
+ * each row's base is searched among all the values of one instance). */
 static int build_packed_cook(hcase *h, size_t size, unsigned how)
 {
     uint32_t n = (uint32_t)(size / 2 / 18);
@@ -714,6 +715,10 @@ static int build_packed_loose(hcase *h, size_t size)
 static int build_packed_middle(hcase *h, size_t size)
 {
     return build_packed_cook(h, size, PACK_ONE_ID | PACK_MIDDLE);
+}
+static int build_packed_loose_one(hcase *h, size_t size)
+{
+    return build_packed_cook(h, size, PACK_LOOSE | PACK_ONE_ID);
 }
 
 /* Instances whose names differ but whose cook hashes agree (D12), the names
@@ -916,6 +921,8 @@ static hcase cases[] = {
     {.name = "cook-packed-loose", .kind = PCQ_KIND_DATA, .modes = M_COOK, .build = build_packed_loose,
      .expect = PCQ_OK, .expect_strict = PCQ_OK},
     {.name = "cook-packed-middle", .kind = PCQ_KIND_DATA, .modes = M_COOK, .build = build_packed_middle,
+     .expect = PCQ_OK, .expect_strict = PCQ_OK},
+    {.name = "cook-packed-loose-one", .kind = PCQ_KIND_DATA, .modes = M_COOK, .build = build_packed_loose_one,
      .expect = PCQ_OK, .expect_strict = PCQ_OK},
     {.name = "cook-collide", .kind = PCQ_KIND_DATA, .modes = M_COOK, .build = build_collide,
      .expect = PCQ_OK, .expect_strict = PCQ_OK},

@@ -1289,36 +1289,42 @@ static void loose_multi(wbuf *w, uint64_t t, uint64_t nx, uint64_t ny, uint32_t 
     data_end(w, 2);
 }
 
-/* Counter 1 of "x" in a PERF_COUNTERSET block (block 0); its base, counter
- * 2, twice: in a PERF_MULTI_INSTANCES block (block 1, first in wire order)
- * and in a PERF_COUNTERSET block listing counter 2 (block 2). The index
- * keeps an instance's groups by key (listed groups before single ones), so
- * the later value comes first there; the first in wire order must win. */
-static void loose_twice(wbuf *w, uint64_t t, uint64_t n1, uint32_t first, uint64_t later)
+/* LT_N instances "a".."l" with counter 1 in a PERF_COUNTERSET block (block
+ * 0). The even ones hold their base, counter 2, twice: in a
+ * PERF_MULTI_INSTANCES block (block 1, first in wire order) and in a
+ * PERF_COUNTERSET block listing counter 2 (block 2). The index keeps an
+ * instance's groups by key (listed groups before single ones), so the later
+ * value comes first there; the first in wire order must win, and the index
+ * keeps only it. The odd ones hold counter 1 alone (no base): instances of
+ * one value among instances whose later values were left out. */
+enum {
+    LT_N = 12
+};
+static void loose_twice(wbuf *w, uint64_t t, const uint64_t *n1, const uint32_t *first, uint64_t later)
 {
     static const uint32_t one[1] = {1}, two[1] = {2};
+    char name[2] = {0, 0};
     size_t b, mi;
+    uint32_t k, blk;
     data_begin(w, t, 0, 1000u);
-    b = block_begin(w, 6);
-    multi_counters(w, one, 1);
-    mi = multi_instances_begin(w);
-    instance(w, 7, "x");
-    value64(w, n1);
-    multi_instances_end(w, mi, 1);
-    block_end(w, b);
-    b = block_begin(w, 4); /* block 1: counter 2 */
-    mi = multi_instances_begin(w);
-    instance(w, 7, "x");
-    value32(w, first);
-    multi_instances_end(w, mi, 1);
-    block_end(w, b);
-    b = block_begin(w, 6);
-    multi_counters(w, two, 1);
-    mi = multi_instances_begin(w);
-    instance(w, 7, "x");
-    value64(w, later);
-    multi_instances_end(w, mi, 1);
-    block_end(w, b);
+    for (blk = 0; blk < 3; blk++) {
+        b = block_begin(w, blk == 1 ? 4 : 6); /* block 1: counter 2 */
+        if (blk != 1) multi_counters(w, blk == 0 ? one : two, 1);
+        mi = multi_instances_begin(w);
+        for (k = 0; k < LT_N; k++) {
+            if (blk > 0 && (k & 1u)) continue;
+            name[0] = (char)('a' + k);
+            instance(w, 7 + k, name);
+            if (blk == 0)
+                value64(w, n1[k]);
+            else if (blk == 1)
+                value32(w, first[k]);
+            else
+                value64(w, later);
+        }
+        multi_instances_end(w, mi, blk == 0 ? LT_N : LT_N / 2);
+        block_end(w, b);
+    }
     data_end(w, 3);
 }
 
@@ -1327,7 +1333,7 @@ static void test_cook_related_elsewhere(void)
     wbuf wi, wo, wn;
     pcq_counterset_info info;
     pcq_data od, nd;
-    pcq_calc_row rows[72]; /* with room for working memory */
+    static pcq_calc_row rows[160]; /* with room for working memory */
     pcq_identifier ids[1];
     size_t n = 0;
     int rc;
@@ -1374,14 +1380,32 @@ static void test_cook_related_elsewhere(void)
     ROW(1, "y", 0, PCQ_CALC_OK, 10.0);
     ROW(2, "y", 0, PCQ_CALC_NOT_DISPLAYABLE, 0);
 
-    /* The base twice in x: block 1's (first in wire order) is taken,
-     * (1600 - 1000) / (130 - 100) = 20, not block 2's, 600 / 998. */
-    loose_twice(&wo, 1000, 1000, 100, 1);
-    loose_twice(&wn, 2000, 1600, 130, 999);
-    if (decode_data(&wo, &od) || decode_data(&wn, &nd)) return;
-    rc = pcq_calc_cook(&info, &od, &nd, NULL, 0, 0, rows, CAP(rows), &n, NULL);
-    TL_CHECK(rc == PCQ_OK && n == 3, "twice: %s, %zu rows", pcq_status_name(rc), n);
-    ROW(1, "x", 0, PCQ_CALC_OK, 20.0);
+    /* The base twice in each even instance: block 1's (first in wire order)
+     * is taken, not block 2's: (n1 - 1000) / (first - 100), where block 2's
+     * would give (n1 - 1000) / 998. The odd ones have no base. */
+    {
+        uint64_t o1[LT_N], n1[LT_N];
+        uint32_t ofirst[LT_N], nfirst[LT_N], k;
+        char name[2] = {0, 0};
+        for (k = 0; k < LT_N; k++) {
+            o1[k] = 1000;
+            n1[k] = 1000 + 60 * (k + 1);
+            ofirst[k] = 100;
+            nfirst[k] = 100 + 3 * (k + 1);
+        }
+        loose_twice(&wo, 1000, o1, ofirst, 1);
+        loose_twice(&wn, 2000, n1, nfirst, 999);
+        if (decode_data(&wo, &od) || decode_data(&wn, &nd)) return;
+        rc = pcq_calc_cook(&info, &od, &nd, NULL, 0, 0, rows, CAP(rows), &n, NULL);
+        if (!TL_CHECK(rc == PCQ_OK && n == LT_N * 2, "twice: %s, %zu rows", pcq_status_name(rc), n)) return;
+        for (k = 0; k < LT_N; k++) {
+            name[0] = (char)('a' + k);
+            if (k & 1u)
+                row_is(__LINE__, rows, n, 1, name, 0, 0, PCQ_CALC_MISSING_RELATED, 0);
+            else
+                row_is(__LINE__, rows, n, 1, name, 0, 0, PCQ_CALC_OK, 20.0); /* 60 (k + 1) / 3 (k + 1) */
+        }
+    }
 }
 
 /* 70 counters: more than the cook keeps columns for (the general path).
