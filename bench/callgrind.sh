@@ -65,13 +65,13 @@ shapes=${BENCH_CG_SHAPES:-procinfo process multi wide small mix}
 if [ $hostile = 1 ]; then
     hsizes=${BENCH_CG_HOSTILE_SIZES:-16KiB 128KiB 1MiB}
     printf 'callgrind, hostile inputs (bench/hostile.c; instructions inside hostile_cg_region per input byte, %s passes)\n\n' "$passes"
-    printf '%-20s %-7s' case mode
+    printf '%-21s %-7s' case mode
     for z in $hsizes; do printf ' %9s' "$z"; done
     printf '\n'
     worst=- worst_at=
     "$bin" --list > "$tmp/list"
     while read -r c m; do
-        printf '%-20s %-7s' "$c" "$m"
+        printf '%-21s %-7s' "$c" "$m"
         for z in $hsizes; do
             out="$tmp/h.$c.$m.$z"
             if valgrind --tool=callgrind --collect-atstart=no --toggle-collect=hostile_cg_region \
