@@ -22,11 +22,13 @@
  * gate (ci/coverage-gate.sh) leaves the branches of such a line and its
  * never-run body out. Each use says why it cannot be reached. The cook's
  * buffers come from pcq_decode_data and pcq_decode_counterset_info, which have
- * validated every block, instance and value, so the iterators cannot fail. */
-#ifndef PCQ_NEVER
-#define PCQ_NEVER(x) (x)
-#endif
-#ifndef PCQ_ALWAYS
+ * validated every block, instance and value, so the iterators cannot fail.
+ * With PCQ_CHECK_NEVER (make fuzz-replay) a claim an input breaks traps. */
+#if defined(PCQ_CHECK_NEVER) && defined(__GNUC__)
+#define PCQ_NEVER(x)  ((x) ? (__builtin_trap(), 1) : 0)
+#define PCQ_ALWAYS(x) ((x) ? 1 : (__builtin_trap(), 0))
+#else
+#define PCQ_NEVER(x)  (x)
 #define PCQ_ALWAYS(x) (x)
 #endif
 
@@ -846,7 +848,7 @@ static int find_reg(const ccommon *cc, uint32_t id, uint32_t hint, pcq_counter_r
         k = lower_bound(cc->info_idx, n, info_cmp, info, &id);
         if (k == n || info_id(info, cc->info_idx[k]) != id) return 0;
         k = cc->info_idx[k];
-    } else if (PCQ_NEVER(1)) { /* no index: the plan found every lookup at its hint */
+    } else { /* no index: the plan found every lookup at its hint, or the set has no counter */
         return 0;
     }
     *index = (uint32_t)k;

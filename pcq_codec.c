@@ -41,9 +41,16 @@
 /* Defensive checks that no input can reach, in SQLite's manner: the test
  * runs in every build, and the coverage gate (ci/coverage-gate.sh) leaves
  * the branches of a PCQ_NEVER/PCQ_ALWAYS line and its guarded body out, so
- * an unreachable guard is declared as one rather than left uncovered. */
+ * an unreachable guard is declared as one rather than left uncovered. The
+ * sanitizer replay of the fuzz corpora (make fuzz-replay) builds with
+ * PCQ_CHECK_NEVER: a claim an input breaks stops it there. */
+#if defined(PCQ_CHECK_NEVER) && defined(__GNUC__)
+#define PCQ_NEVER(x)  ((x) ? (__builtin_trap(), 1) : 0)
+#define PCQ_ALWAYS(x) ((x) ? 1 : (__builtin_trap(), 0))
+#else
 #define PCQ_NEVER(x)  (x)
 #define PCQ_ALWAYS(x) (x)
+#endif
 
 /* C99 inline; C++ and older compilers get a plain static function.
  * PCQ_FORCE_INLINE: a loop written once and specialized where it is called

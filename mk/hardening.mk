@@ -7,6 +7,8 @@
 #                        (clang, -fsanitize=fuzzer,address,undefined)
 #   make fuzz-replay     each target's standalone replay main, built with $(CC)
 #                        and ASan + UBSan, over fuzz/corpus/<t>/ and fuzz/crashers/<t>/
+#                        Both build with PCQ_CHECK_NEVER: a PCQ_NEVER / PCQ_ALWAYS
+#                        claim (a check no input can reach) that an input breaks traps.
 #   make fuzz-run        each target for FUZZ_SECONDS (default 60) seconds,
 #                        FUZZ_JOBS (default 1) at a time; new inputs go to
 #                        build/hardening/corpus/<t>/, crashes to build/hardening/artifacts/
@@ -40,7 +42,7 @@ PCQ_HARDEN_HDRS       := pcq_codec.h $(wildcard fuzz/*.h test/*.h tools/pcqdump/
 FUZZ_TARGETS  ?= $(patsubst fuzz/fuzz_%.c,%,$(wildcard fuzz/fuzz_*.c))
 FUZZ_SUPPORT  := $(wildcard fuzz/fz_*.c)
 FUZZ_CC       ?= clang
-FUZZ_CFLAGS   ?= -g -O1 -fno-omit-frame-pointer
+FUZZ_CFLAGS   ?= -g -O1 -fno-omit-frame-pointer -DPCQ_CHECK_NEVER
 FUZZ_SAN      ?= -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
 FUZZ_SECONDS  ?= 60
 FUZZ_JOBS     ?= 1
@@ -53,7 +55,7 @@ FUZZ_RESULTS  ?= $(RESULTS)
 
 REPLAY_CC     ?= $(CC)
 REPLAY_FLAGS  ?= -g -O1 -fno-omit-frame-pointer -fsanitize=address,undefined \
-                 -fno-sanitize-recover=all
+                 -fno-sanitize-recover=all -DPCQ_CHECK_NEVER
 
 COV_CC        ?= clang
 COV_FLAGS     ?= -g -O0 -fprofile-instr-generate -fcoverage-mapping -DPCQ_COVERAGE_TEST

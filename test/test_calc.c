@@ -1115,6 +1115,14 @@ static void test_cook_single_blocks(void)
     rc = pcq_calc_cook(&info, NULL, &bd, NULL, 0, 0, rows, CAP(rows), &n, &e);
     TL_CHECK(rc == PCQ_ERR_INVALID_ARG && e.offset == 48 + 16 + 8 + 4, "unknown counter: %s at %zu",
              pcq_status_name(rc), e.offset);
+    /* Regression (a false "never" found by fuzz_cook's corpus with the
+     * never-reached checks made to trap): a counterset-info of no counters
+     * has no index; every id is then unknown, the first at its place. */
+    info_begin(&wi, 0, 0);
+    if (decode_info(&wi, &info)) return;
+    rc = pcq_calc_cook(&info, NULL, &bd, NULL, 0, 0, rows, CAP(rows), &n, &e);
+    TL_CHECK(rc == PCQ_ERR_INVALID_ARG && e.offset == 48 + 16 + 8, "no counter in the set: %s at %zu",
+             pcq_status_name(rc), e.offset);
 }
 
 /* ------------------------------------------------------------------------ */
