@@ -1325,7 +1325,7 @@ PCQ_INLINE_ uint32_t gv_read(const pcq_data *d, const cgroup *g, uint32_t n, cva
         /* the instance's step checked each of them by these rules: never */
         if (PCQ_NEVER(!(size = pcq_value_size_(d->buf, at, g->inst.values_end)))) break;
         ds = pcq_ld32_(d->buf + at); /* fits size: pcq_value_any_'s value, without its pcq_value */
-        v[k].u64 = ds == 8 ? pcq_ld64_(d->buf + at + 8) : ds == 4 ? pcq_ld32_(d->buf + at + 8) : 0;
+        v[k].u64 = pcq_value_u64_(d->buf, at, ds);
         v[k].offset = (uint32_t)at;
         v[k].size = ds == 4 || ds == 8 ? (uint8_t)ds : 0xFFu;
         if (id != NULL) id[k] = pcq_block_counter_id_(g->blk, k);

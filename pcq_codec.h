@@ -995,13 +995,19 @@ PCQ_INLINE_ void pcq_value_at_(const uint8_t *b, size_t at, pcq_value *out)
 
 /* Any _PERF_COUNTER_DATA at `at` whose dwDataSize fits its dwSize (what
  * parse_value fills: a 4- or 8-byte value is read); and no value at all. */
+/* The integer of such a record: its 4- or 8-byte value, else 0. */
+PCQ_INLINE_ uint64_t pcq_value_u64_(const uint8_t *b, size_t at, uint32_t ds)
+{
+    return ds == 8 ? pcq_ld64_(b + at + 8) : ds == 4 ? pcq_ld32_(b + at + 8) : 0;
+}
+
 PCQ_INLINE_ void pcq_value_any_(const uint8_t *b, size_t at, uint32_t ds, uint32_t size, pcq_value *out)
 {
     out->data_size = ds;
     out->size = size;
     out->data.ptr = b + at + 8;
     out->data.len = ds;
-    out->u64 = ds == 8 ? pcq_ld64_(b + at + 8) : ds == 4 ? pcq_ld32_(b + at + 8) : 0;
+    out->u64 = pcq_value_u64_(b, at, ds);
     out->is_int = ds == 4 || ds == 8;
     out->offset = at;
 }
@@ -1660,13 +1666,13 @@ typedef struct pcq_calc_row {
  * Returns PCQ_OK and *count rows; PCQ_ERR_BUFFER_TOO_SMALL with *count = the
  * cap to pass (rows NULL and cap 0 size the call): the rows, plus, when the
  * samples need indexes (instances in another order, identifiers out of
- * order, blocks of one counter (type 1 or 4), related counters in other blocks, counter
- * lists over 64 or out of the counterset's order), the working memory for
- * them, counted in rows and used past the rows returned. For replies whose
- * two samples list the same instances in the same order it is none: *count
- * = one row per value of newer plus the aggregates; for samples alike up to
- * some instance, the indexes cover only the instances from there (a sample
- * with a block of type 1 or 4 is indexed whole). PCQ_ERR_INVALID_ARG
+ * order, blocks of one counter (type 1 or 4), related counters in other
+ * blocks, counter lists over 64 or out of the counterset's order), the
+ * working memory for them, counted in rows and used past the rows returned.
+ * For replies whose two samples list the same instances in the same order it
+ * is none: *count = one row per value of newer plus the aggregates; for
+ * samples alike up to some instance, the indexes cover only the instances
+ * from there (a sample with a block of type 1 or 4 is indexed whole). PCQ_ERR_INVALID_ARG
  * (err: offset in the newer buffer) for a counter id missing from info or a
  * type 1/4 block of the newer sample without an identifier (in the older one
  * such a block is passed over); or an iterator error of a buffer that
