@@ -264,15 +264,22 @@ static PCQ_INLINE uint64_t bad_value(uint64_t w)
     return (w - (VALUE_16 + 4)) & ~(uint64_t)4;
 }
 
-/* The same for n values from at, four at a time (one load, subtract and or
- * a value; the mask once at the end). */
+/* The same for n values from at, four, then eight at a time (one load,
+ * subtract and or a value; the mask once at the end). */
 static PCQ_FORCE_INLINE uint64_t bad_values(const uint8_t *b, size_t at, size_t n)
 {
-    const uint8_t *p = b + at, *end4 = p + 16 * (n & ~(size_t)3), *end = p + 16 * n;
+    const uint8_t *p = b + at, *end8 = p + 16 * (n & ~(size_t)3), *end = p + 16 * n; /* 8s after the 4 */
     uint64_t bad = 0;
-    for (; p != end4; p += 64)
+    if (n & 4) {
+        bad = (ld64(p) - (VALUE_16 + 4)) | (ld64(p + 16) - (VALUE_16 + 4)) | (ld64(p + 32) - (VALUE_16 + 4)) |
+              (ld64(p + 48) - (VALUE_16 + 4));
+        p += 64;
+    }
+    for (; p != end8; p += 128)
         bad |= (ld64(p) - (VALUE_16 + 4)) | (ld64(p + 16) - (VALUE_16 + 4)) |
-               (ld64(p + 32) - (VALUE_16 + 4)) | (ld64(p + 48) - (VALUE_16 + 4));
+               (ld64(p + 32) - (VALUE_16 + 4)) | (ld64(p + 48) - (VALUE_16 + 4)) |
+               (ld64(p + 64) - (VALUE_16 + 4)) | (ld64(p + 80) - (VALUE_16 + 4)) |
+               (ld64(p + 96) - (VALUE_16 + 4)) | (ld64(p + 112) - (VALUE_16 + 4));
     for (; p != end; p += 16) bad |= ld64(p) - (VALUE_16 + 4);
     return bad & ~(uint64_t)4;
 }
@@ -3444,42 +3451,45 @@ size_t pcq_values_read_u64(pcq_iter *it, uint64_t *out, size_t cap)
     return n;
 }
 
+/* nc canonical records from p (16 bytes each, nothing to check: the buffer
+ * was found canonical) into o[0], o[js], ...: eight a turn, then four, then
+ * one, so the loop's own instructions (a pointer each, a compare) are spread
+ * over eight values. Returns where the records end. */
+static PCQ_FORCE_INLINE const uint8_t *row_fast(const uint8_t *p, size_t nc, uint64_t *o, size_t js)
+{
+    const uint8_t *end = p + 16 * nc, *end8 = p + 128 * (nc >> 3);
+    for (; p != end8; p += 128, o += 8 * js) {
+        o[0] = fast_value(p);
+        o[js] = fast_value(p + 16);
+        o[2 * js] = fast_value(p + 32);
+        o[3 * js] = fast_value(p + 48);
+        o[4 * js] = fast_value(p + 64);
+        o[5 * js] = fast_value(p + 80);
+        o[6 * js] = fast_value(p + 96);
+        o[7 * js] = fast_value(p + 112);
+    }
+    if (nc & 4) {
+        o[0] = fast_value(p);
+        o[js] = fast_value(p + 16);
+        o[2 * js] = fast_value(p + 32);
+        o[3 * js] = fast_value(p + 48);
+        p += 64;
+        o += 4 * js;
+    }
+    for (; p != end; p += 16, o += js) *o = fast_value(p);
+    return p;
+}
+
 /* The values of ninst canonical instances from `at` (each: Size bytes of
  * header and name, then nc records of 16 bytes) into out[i * is + j * js]
  * (value j of instance i): the fast path of the block readers, with nothing
- * to check (the buffer was found canonical) and no instance struct filled. */
+ * to check and no instance struct filled. */
 static PCQ_FORCE_INLINE void matrix_fast(const uint8_t *b, size_t at, size_t ninst, size_t nc, uint64_t *out,
                                          size_t is, size_t js)
 {
-    const uint8_t *p = b + at, *end, *end8;
+    const uint8_t *p = b + at;
     size_t i;
-    for (i = 0; i < ninst; i++) {
-        uint64_t *o = out + i * is;
-        p += ld32(p + INSTANCE_HEADER_Size);
-        end = p + 16 * nc;
-        end8 = p + 128 * (nc >> 3);
-        /* eight a turn, then four, then one: the loop's own instructions (a pointer
-         * each, a compare) are spread over eight values */
-        for (; p != end8; p += 128, o += 8 * js) {
-            o[0] = fast_value(p);
-            o[js] = fast_value(p + 16);
-            o[2 * js] = fast_value(p + 32);
-            o[3 * js] = fast_value(p + 48);
-            o[4 * js] = fast_value(p + 64);
-            o[5 * js] = fast_value(p + 80);
-            o[6 * js] = fast_value(p + 96);
-            o[7 * js] = fast_value(p + 112);
-        }
-        if (nc & 4) {
-            o[0] = fast_value(p);
-            o[js] = fast_value(p + 16);
-            o[2 * js] = fast_value(p + 32);
-            o[3 * js] = fast_value(p + 48);
-            p += 64;
-            o += 4 * js;
-        }
-        for (; p != end; p += 16, o += js) *o = fast_value(p);
-    }
+    for (i = 0; i < ninst; i++) p = row_fast(p + ld32(p + INSTANCE_HEADER_Size), nc, out + i * is, js);
 }
 
 /* By counter, eight instances at a time: their values j fill one 64-byte
@@ -3533,6 +3543,11 @@ static int block_matrix(const pcq_data *d, const pcq_block *b, uint64_t *out, si
         return PCQ_ERR_BUFFER_TOO_SMALL;
     }
     if (b->type == PCQ_PERF_MULTI_COUNTERS) { /* one instance: a row and a column are the same */
+        if (d->flags & PCQ_DATA_CANONICAL_) { /* the records from the body on (§2.2.4.9) */
+            row_fast(d->buf + b->body, nc, out, 1);
+            *count = nc;
+            return PCQ_OK;
+        }
         pcq_block_values_fast_(d, b, &vals);
         if (pcq_values_read_u64_fast_(&vals, out, nc) < nc) return vals.err.code; /* bytes not validated */
         *count = nc;

@@ -832,6 +832,9 @@ static void check_columns_wide(uint32_t nc)
         pcq_put_data_instance_u64(&w, i, name, u16a(i == 1 ? "_Total" : "cpu", name), vals[i], sizes, nc);
     }
     pcq_end_block(&w);
+    pcq_begin_block(&w, PCQ_PERF_MULTI_COUNTERS, 0, ids, nc); /* instance 3's values again, in a type 2 */
+    pcq_put_values_u64(&w, vals[3], sizes, nc);
+    pcq_end_block(&w);
     pcq_end_data(&w);
     if (!TL_CHECK(pcq_writer_finish(&w, &len) == PCQ_OK &&
                       pcq_decode_data(buf, len, NULL, &d, NULL) == PCQ_OK && (d.flags & PCQ_DATA_CANONICAL_),
@@ -842,7 +845,10 @@ static void check_columns_wide(uint32_t nc)
         for (pcq_block_instances(&d, &b, &ii); pcq_instances_of_block_next(&ii, &in) == 1;)
             for (pcq_instance_values(&d, &in, &vi); pcq_values_next(&vi, &v) == 1; poked++)
                 if (v.data_size == 4) memset(buf + v.offset + 12, 0xA5, 4);
-    TL_CHECK(poked == NI * nc, "%u counters: %u values", nc, poked);
+    if (pcq_blocks_next(&bi, &b) == 1)
+        for (pcq_block_values(&d, &b, &vi); pcq_values_next(&vi, &v) == 1; poked++)
+            if (v.data_size == 4) memset(buf + v.offset + 12, 0x5A, 4);
+    TL_CHECK(poked == (NI + 1) * nc, "%u counters: %u values", nc, poked);
     slow = d;
     slow.flags &= ~PCQ_DATA_CANONICAL_;
     for (pass = 0; pass < 2; pass++) {
@@ -865,6 +871,16 @@ static void check_columns_wide(uint32_t nc)
                          pass, j, i, (unsigned long long)cols[j * NI + i], (unsigned long long)col[i],
                          (unsigned long long)rows[i * nc + j], (unsigned long long)vals[i][j]);
         }
+        memset(rows, 0, sizeof rows); /* the type 2 block: a row and a column are the same */
+        TL_CHECK(pcq_blocks_next(&bi, &b) == 1 && b.type == PCQ_PERF_MULTI_COUNTERS &&
+                     pcq_block_rows_u64(dp, &b, rows, nc, &count) == PCQ_OK && count == nc &&
+                     pcq_block_columns_u64(dp, &b, cols, nc, &count) == PCQ_OK && count == nc,
+                 "%u counters, pass %u: the type 2 block", nc, pass);
+        for (j = 0; j < nc; j++)
+            TL_CHECK(rows[j] == vals[3][j] && cols[j] == vals[3][j],
+                     "%u counters, pass %u: type 2, counter %u: %llx %llx, written %llx", nc, pass, j,
+                     (unsigned long long)rows[j], (unsigned long long)cols[j],
+                     (unsigned long long)vals[3][j]);
     }
 }
 static void test_columns_wide(void)
