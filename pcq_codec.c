@@ -3789,6 +3789,7 @@ static void wr_sync(pcq_writer *w);
 static int wr_fail(pcq_writer *w, int code)
 {
     if (w->err == PCQ_OK) w->err = code;
+    w->rest += w->fast;
     w->fast = w->fast_inst = 0;
     return w->err;
 }
@@ -4365,7 +4366,8 @@ static int wr_begin_block(pcq_writer *w, uint32_t type, uint32_t status, wr_id_f
     }
     w->block_type = type;
     w->want_values = has_ids ? n : 1; /* per block (1, 2) or per instance (4, 6) */
-    w->nvalues = 0;
+    w->fast = 0;
+    w->rest = w->want_values;
     w->ninstances = 0;
     if (w->err == PCQ_OK) w->state = WR_BLOCK;
     wr_sync(w);
@@ -4390,7 +4392,7 @@ static PCQ_INLINE int wr_block_has_instances(const pcq_writer *w)
 static PCQ_INLINE int wr_unit_complete(const pcq_writer *w)
 {
     if (wr_block_has_instances(w) && w->ninstances == 0) return 1;
-    return w->nvalues == w->want_values;
+    return w->rest == 0 && w->fast == 0;
 }
 
 /* A _PERF_INSTANCE_HEADER inside a type 4 or 6 block (Figure 8, NOTES §2):
@@ -4421,10 +4423,11 @@ static PCQ_INLINE unsigned wr_records(uint8_t *p, const uint64_t *values, const 
 
 /* The common case of an instance, for pcq_put_data_instance and _u64: the
  * writer wants one now (w->fast_inst), a name that fits dst with room for
- * its n values (n 0: they come later, through w->fast),
- * no U+0000 in it. 1 when it was stored with its values; -1 when a size was
- * not 4 or 8; 0 to take the checked path, which says what is wrong. Nothing
- * is appended unless all is well (the bytes past w->len are scratch). */
+ * its n values (n 0: they come later, through w->fast; else all of them,
+ * n == w->want_values), no U+0000 in the name. 1 when it was stored with
+ * its values; -1 when a size was not 4 or 8; 0 to take the checked path,
+ * which says what is wrong. Nothing is appended unless all is well (the
+ * bytes past w->len are scratch). */
 static PCQ_INLINE int wr_fast_instance(pcq_writer *w, uint32_t instance_id, const uint8_t *name16,
                                        size_t nbytes, const uint64_t *values, const uint8_t *sizes,
                                        uint32_t n)
@@ -4446,12 +4449,12 @@ static PCQ_INLINE int wr_fast_instance(pcq_writer *w, uint32_t instance_id, cons
     wr_le32(p + INSTANCE_HEADER_InstanceId, instance_id);
     w->len += size + (size_t)n * WR_MIN_VALUE_AREA;
     w->ninstances++;
-    w->nvalues = n;
-    w->fast = 0;
+    w->fast = w->rest = 0; /* n > 0: all its values (the caller's test) */
     w->fast_inst = (n > 0 || w->want_values == 0) && w->ninstances < PCQ_MAX_INSTANCES; /* complete */
     if (n == 0) { /* its values come next: what wr_sync would say, from what is known here */
         room = (room - size) / WR_MIN_VALUE_AREA;
         w->fast = w->want_values < room ? w->want_values : (uint32_t)room;
+        w->rest = w->want_values - w->fast;
     }
     return 1;
 }
@@ -4483,7 +4486,8 @@ static PCQ_NOINLINE int wr_data_instance(pcq_writer *w, uint32_t instance_id, co
         wr_name(w, name16, nbytes, size - INSTANCE_HEADER_SIZE);
     }
     w->ninstances++;
-    w->nvalues = 0;
+    w->fast = 0;
+    w->rest = w->want_values;
     wr_sync(w);
     return w->err;
 }
@@ -4523,7 +4527,8 @@ int pcq_put_value(pcq_writer *w, const uint8_t *bytes, uint32_t data_size)
         wr_bytes(w, bytes, data_size);
         wr_bytes(w, NULL, size - COUNTER_DATA_SIZE - data_size);
     }
-    w->nvalues++;
+    w->rest += w->fast - 1; /* the unit wanted rest + fast values, one more is stored */
+    w->fast = 0;
     wr_sync(w);
     return w->err;
 }
@@ -4536,6 +4541,7 @@ int pcq_put_value(pcq_writer *w, const uint8_t *bytes, uint32_t data_size)
 static void wr_sync(pcq_writer *w)
 {
     size_t room;
+    w->rest += w->fast; /* the values the unit wants, all in rest until fast is set again */
     w->fast = 0;
     w->fast_inst = 0;
     if (w->err != PCQ_OK || w->state != WR_BLOCK || !w->dst || w->len > w->cap) return;
@@ -4544,19 +4550,21 @@ static void wr_sync(pcq_writer *w)
         return;
     }
     room = (w->cap - w->len) / WR_MIN_VALUE_AREA;
-    w->fast = w->want_values - w->nvalues;
-    if (room < w->fast) w->fast = (uint32_t)room;
+    w->fast = room < w->rest ? (uint32_t)room : w->rest;
+    w->rest -= w->fast;
 }
 
-/* w->fast ran out: what wr_sync says, its most frequent case here (the
- * instance of a type 4/6 block has all its values: the writer wants the
- * next; the fast path vouched for the rest) without its call. */
+/* w->fast ran out: what wr_sync says when the unit has all its values (the
+ * fast path vouched for the rest: no error, a block open, in dst), without
+ * its call: a type 4/6 block wants its next instance, a type 1/2 block its
+ * end (fast_inst stays 0, as it was while values came). */
 static PCQ_INLINE void wr_fast_done(pcq_writer *w)
 {
-    if (w->nvalues == w->want_values && wr_block_has_instances(w))
-        w->fast_inst = w->ninstances < PCQ_MAX_INSTANCES;
-    else
+    if (w->rest == 0) {
+        if (wr_block_has_instances(w)) w->fast_inst = w->ninstances < PCQ_MAX_INSTANCES;
+    } else {
         wr_sync(w);
+    }
 }
 
 /* One record on the fast path (w->fast > 0); after the last the writer may
@@ -4565,8 +4573,7 @@ static PCQ_INLINE void wr_fast_record(pcq_writer *w, uint64_t v, uint32_t data_s
 {
     wr_record(w->dst + w->len, v, data_size);
     w->len += WR_MIN_VALUE_AREA;
-    w->nvalues++;
-    if (--w->fast == 0) wr_fast_done(w);
+    if (--w->fast == 0) wr_fast_done(w); /* it counts the unit's values too (rest + fast) */
 }
 
 static int wr_value_int(pcq_writer *w, uint64_t v, uint32_t data_size)
@@ -4610,7 +4617,7 @@ int pcq_put_values_u64(pcq_writer *w, const uint64_t *values, const uint8_t *siz
          * written past w->len first, appended only when every size was good */
         if (wr_records(w->dst + w->len, values, sizes, n)) return wr_fail(w, PCQ_ERR_INVALID_ARG);
         w->len += (size_t)n * WR_MIN_VALUE_AREA;
-        w->nvalues += n;
+        /* w->fast counts the unit's values too (it wants rest + fast) */
         w->fast -= n;
         if (w->fast == 0) wr_sync(w); /* a type 2 block, mostly (instances come with their values) */
         return PCQ_OK;
@@ -4619,7 +4626,7 @@ int pcq_put_values_u64(pcq_writer *w, const uint64_t *values, const uint8_t *siz
     if (rc != PCQ_OK) return rc;
     if ((values == NULL && n != 0)) return wr_fail(w, PCQ_ERR_INVALID_ARG);
     if (n == 0) return PCQ_OK;
-    if (wr_unit_complete(w) || n > w->want_values - w->nvalues) return wr_fail(w, PCQ_ERR_STATE);
+    if (wr_unit_complete(w) || n > w->rest + w->fast) return wr_fail(w, PCQ_ERR_STATE);
     for (j = 0; sizes && j < n; j++) /* near cap, or a sizing pass: check, then a value at a time */
         if (sizes[j] != 4 && sizes[j] != 8) return wr_fail(w, PCQ_ERR_INVALID_ARG);
     for (j = 0; j < n && w->err == PCQ_OK; j++) wr_value_int(w, values[j], sizes ? sizes[j] : 8u);

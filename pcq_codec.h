@@ -1360,11 +1360,14 @@ typedef struct pcq_writer {
     uint8_t *dst;
     size_t cap, len; /* len: bytes produced so far (may exceed cap) */
     int err;
-    int state;                                          /* private */
-    size_t data_at, block_at, multi_at, inst_at;        /* private */
-    uint32_t nblocks, ninstances, nvalues, want_values; /* private */
-    uint32_t block_type;                                /* private */
-    uint32_t fast;      /* private: value records that may be stored now, with no other check */
+    int state;                                       /* private */
+    size_t data_at, block_at, multi_at, inst_at;     /* private */
+    uint32_t nblocks, ninstances, rest, want_values; /* private */
+    uint32_t block_type;                             /* private */
+    /* private: value records that may be stored now, with no other check; the
+     * open unit still wants rest + fast values, so a record on the fast path
+     * counts itself by fast alone */
+    uint32_t fast;
     uint32_t fast_inst; /* private: an instance may be stored now (if it fits) */
 } pcq_writer;
 
@@ -1462,8 +1465,7 @@ PCQ_INLINE_ int pcq_put_value_fast_(pcq_writer *w, uint64_t v, uint32_t data_siz
     pcq_st64_(p, data_size | (uint64_t)16 << 32); /* dwDataSize, dwSize 16 */
     pcq_st64_(p + 8, v);                          /* the value and its zero padding */
     w->len += 16;
-    w->nvalues++;
-    w->fast--;
+    w->fast--; /* the unit's count too: it wants rest + fast values */
     return 0;
 }
 

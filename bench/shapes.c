@@ -484,21 +484,22 @@ uint32_t bench_units_for(const bench_shape *s, size_t target)
 static void put_values(pcq_writer *w, const bench_content *c, const uint64_t *vals, size_t *at, uint32_t j0,
                        uint32_t n, int one, int batch)
 {
+    /* the arrays in locals, as a caller's loop has them: the writer's stores
+     * are bytes, which the compiler must assume may change c and *at */
+    const uint64_t *v = vals + *at;
+    const uint8_t *sizes = c->sizes + j0;
     uint32_t k;
-    size_t a = *at;
+    *at += n;
     if (batch && !one) {
-        pcq_put_values_u64(w, vals + *at, c->sizes + j0, n);
-        *at += n;
+        pcq_put_values_u64(w, v, sizes, n);
         return;
     }
-    for (k = 0; k < n; k++) { /* a: a local, which the calls cannot move */
-        uint32_t j = one ? j0 : j0 + k;
-        if (c->sizes[j] == 8)
-            pcq_put_value_u64(w, vals[a + k]);
+    for (k = 0; k < n; k++) {
+        if (sizes[k] == 8)
+            pcq_put_value_u64(w, v[k]);
         else
-            pcq_put_value_u32(w, (uint32_t)vals[a + k]);
+            pcq_put_value_u32(w, (uint32_t)v[k]);
     }
-    *at = a + n;
 }
 
 /* An instance of a type 4 or 6 block and its values. */
