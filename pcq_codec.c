@@ -264,22 +264,15 @@ static PCQ_INLINE uint64_t bad_value(uint64_t w)
     return (w - (VALUE_16 + 4)) & ~(uint64_t)4;
 }
 
-/* The same for n values from at, four, then eight at a time (one load,
- * subtract and or a value; the mask once at the end). */
+/* The same for n values from at, four at a time (one load, subtract and or
+ * a value; the mask once at the end). */
 static PCQ_FORCE_INLINE uint64_t bad_values(const uint8_t *b, size_t at, size_t n)
 {
-    const uint8_t *p = b + at, *end8 = p + 16 * (n & ~(size_t)3), *end = p + 16 * n; /* 8s after the 4 */
+    const uint8_t *p = b + at, *end4 = p + 16 * (n & ~(size_t)3), *end = p + 16 * n;
     uint64_t bad = 0;
-    if (n & 4) {
-        bad = (ld64(p) - (VALUE_16 + 4)) | (ld64(p + 16) - (VALUE_16 + 4)) | (ld64(p + 32) - (VALUE_16 + 4)) |
-              (ld64(p + 48) - (VALUE_16 + 4));
-        p += 64;
-    }
-    for (; p != end8; p += 128)
+    for (; p != end4; p += 64)
         bad |= (ld64(p) - (VALUE_16 + 4)) | (ld64(p + 16) - (VALUE_16 + 4)) |
-               (ld64(p + 32) - (VALUE_16 + 4)) | (ld64(p + 48) - (VALUE_16 + 4)) |
-               (ld64(p + 64) - (VALUE_16 + 4)) | (ld64(p + 80) - (VALUE_16 + 4)) |
-               (ld64(p + 96) - (VALUE_16 + 4)) | (ld64(p + 112) - (VALUE_16 + 4));
+               (ld64(p + 32) - (VALUE_16 + 4)) | (ld64(p + 48) - (VALUE_16 + 4));
     for (; p != end; p += 16) bad |= ld64(p) - (VALUE_16 + 4);
     return bad & ~(uint64_t)4;
 }
