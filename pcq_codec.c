@@ -3877,16 +3877,21 @@ static PCQ_INLINE void wr_le64(uint8_t *p, uint64_t v)
 #endif
 }
 
-static void wr_store32(pcq_writer *w, size_t at, uint32_t v)
+/* wr_store32 near cap or in a sizing pass: the bytes that fit (out of line). */
+static PCQ_NOINLINE void wr_store32_bytes(pcq_writer *w, size_t at, uint32_t v)
 {
-    if (w->dst != NULL && at < w->cap && w->cap - at >= 4) {
-        wr_le32(w->dst + at, v); /* the common case: all four bytes fit */
-        return;
-    }
     wr_store(w, at, (uint8_t)v);
     wr_store(w, at + 1, (uint8_t)(v >> 8));
     wr_store(w, at + 2, (uint8_t)(v >> 16));
     wr_store(w, at + 3, (uint8_t)(v >> 24));
+}
+
+static PCQ_INLINE void wr_store32(pcq_writer *w, size_t at, uint32_t v)
+{
+    if (w->dst != NULL && at < w->cap && w->cap - at >= 4)
+        wr_le32(w->dst + at, v); /* the common case: all four bytes fit */
+    else
+        wr_store32_bytes(w, at, v);
 }
 
 /* Reserves n bytes at the end of the output; 0 if an earlier error stands
@@ -3973,20 +3978,23 @@ static PCQ_INLINE int wr_check_text(const uint8_t *p, size_t n)
 }
 
 /* Copies a name of n bytes (even, at least 8) to dst 8 bytes at a time,
- * looking for a U+0000 in the same pass (the last 8 bytes overlapping, as in
- * wr_check_text): non-zero when there is one. */
+ * looking for a U+0000 in the same pass: non-zero when there is one. The
+ * first and the last 8 bytes first (overlapping when n < 16: n is even, so
+ * units line up), then the words between, if any: most names are 8 to 24
+ * bytes, which takes no loop or one turn. has_nul16's mask is taken once. */
 static PCQ_INLINE uint64_t wr_copy_name8(uint8_t *dst, const uint8_t *src, size_t n)
 {
-    uint64_t nul = 0, x;
+    uint64_t x = ld64(src), y = ld64(src + n - 8), nul;
     size_t i;
-    for (i = 0; n - i > 8; i += 8) {
+    memcpy(dst, src, 8); /* bytes as they are: x and y are values (ld64) */
+    memcpy(dst + n - 8, src + n - 8, 8);
+    nul = ((x - LANES_LO) & ~x) | ((y - LANES_LO) & ~y);
+    for (i = 8; i < n - 8; i += 8) {
         x = ld64(src + i);
         memcpy(dst + i, src + i, 8);
-        nul |= has_nul16(x);
+        nul |= (x - LANES_LO) & ~x;
     }
-    x = ld64(src + n - 8);
-    memcpy(dst + n - 8, src + n - 8, 8);
-    return nul | has_nul16(x);
+    return nul & LANES_HI;
 }
 
 /* Size of a header of `header` bytes, a name, its NUL and zero padding to 8:
@@ -4354,8 +4362,13 @@ static int wr_begin_block(pcq_writer *w, uint32_t type, uint32_t status, wr_id_f
     if (has_ids) wr_multi_counters(w, id, ctx, n);
     if (has_instances) {
         w->multi_at = w->len;
-        wr_u32(w, 0); /* _PERF_MULTI_INSTANCES.dwTotalSize, patched */
-        wr_u32(w, 0); /* dwInstances, patched */
+        if (w->err == PCQ_OK && w->dst && w->len <= w->cap && MULTI_INSTANCES_SIZE <= w->cap - w->len) {
+            wr_le64(w->dst + w->len, 0); /* dwTotalSize and dwInstances, patched */
+            w->len += MULTI_INSTANCES_SIZE;
+        } else {
+            wr_u32(w, 0); /* _PERF_MULTI_INSTANCES.dwTotalSize, patched */
+            wr_u32(w, 0); /* dwInstances, patched */
+        }
     }
     w->block_type = type;
     w->want_values = has_ids ? n : 1; /* per block (1, 2) or per instance (4, 6) */
@@ -4442,12 +4455,15 @@ static PCQ_INLINE int wr_fast_instance(pcq_writer *w, uint32_t instance_id, cons
     wr_le32(p + INSTANCE_HEADER_InstanceId, instance_id);
     w->len += size + (size_t)n * WR_MIN_VALUE_AREA;
     w->ninstances++;
-    w->fast = w->rest = 0; /* n > 0: all its values (the caller's test) */
-    w->fast_inst = (n > 0 || w->want_values == 0) && w->ninstances < PCQ_MAX_INSTANCES; /* complete */
-    if (n == 0) { /* its values come next: what wr_sync would say, from what is known here */
+    /* n 0: its values come next (what wr_sync would say, from what is known here) */
+    if (n == 0 && w->want_values > 0) {
         room = (room - size) / WR_MIN_VALUE_AREA;
         w->fast = w->want_values < room ? w->want_values : (uint32_t)room;
         w->rest = w->want_values - w->fast;
+        w->fast_inst = 0;
+    } else { /* complete: n > 0 is all its values (the caller's test), or it wants none */
+        w->fast = w->rest = 0;
+        w->fast_inst = w->ninstances < PCQ_MAX_INSTANCES;
     }
     return 1;
 }
