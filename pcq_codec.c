@@ -4663,6 +4663,103 @@ int pcq_put_data_instance_u64(pcq_writer *w, uint32_t instance_id, const uint8_t
     return wr_data_instance_values(w, instance_id, name16, nbytes, values, sizes, n);
 }
 
+/* A name of n < 8 bytes (n even) as the word it fills with its NUL and
+ * padding at an instance's offset 8: its units, zeros above; all ones when
+ * one of its units is U+0000 (no name of that word is a NUL-free text). */
+static PCQ_INLINE uint64_t wr_short_name(const uint8_t *src, size_t n)
+{
+    uint64_t x = n >= 4 ? ld32(src) : 0;
+    if (n & 2) x |= (uint64_t)ld16(src + n - 2) << (8 * (n - 2));
+    /* has_nul16 over the n bytes alone: the zeros above them are not units,
+     * and a borrow from them only flags the lanes above */
+    if ((x - LANES_LO) & ~x & LANES_HI & (((uint64_t)1 << (8 * n)) - 1)) return ~(uint64_t)0;
+    return x;
+}
+
+/* As many of the instances as the common case takes (wr_fast_instance's
+ * rules: a name of whole units with no U+0000, room in dst), with the
+ * writer's fields in locals: the stores are bytes, which may alias *w, so a
+ * loop on w would load them again after each (out of line: the loop has the
+ * registers to itself). The writer wants an instance (w->fast_inst), n ==
+ * w->want_values > 0, every size is 4 or 8 (the caller checked them once).
+ * Returns how many were stored; the caller sends the next one through the
+ * checked call, which says what is wrong. */
+static PCQ_NOINLINE uint32_t wr_fast_instances(pcq_writer *w, const pcq_instance *inst, uint32_t ninst,
+                                               const uint64_t *values, const uint8_t *sizes, uint32_t n)
+{
+    uint8_t *p = w->dst + w->len, *v;
+    size_t room = w->cap - w->len, size, nbytes, vbytes = (size_t)n * WR_MIN_VALUE_AREA;
+    const pcq_instance *at = inst, *end;
+    const uint8_t *name;
+    uint64_t x, head1, mask1;
+    uint32_t j;
+
+#if PCQ_MAX_COUNTERS > (SIZE_MAX / 2) / 16
+    if (n > (SIZE_MAX / 2) / WR_MIN_VALUE_AREA) return 0; /* vbytes + size must fit a size_t */
+#endif
+    if (ninst > PCQ_MAX_INSTANCES - w->ninstances) ninst = PCQ_MAX_INSTANCES - w->ninstances;
+    head1 = (sizes != NULL ? sizes[0] : 8u) | (uint64_t)WR_MIN_VALUE_AREA << 32; /* n > 0 */
+    mask1 = (head1 & 8) ? ~(uint64_t)0 : 0xFFFFFFFFu; /* a 4-byte value's padding is zeros */
+    for (end = inst + ninst; at != end; at++, values += n) {
+        name = at->name.ptr;
+        nbytes = at->name.len;
+        if (!name || nbytes > 0x7FFFFFF0u || (nbytes & 1)) break;
+        size = (INSTANCE_HEADER_SIZE + nbytes + NUL16_SIZE + 7) & ~(size_t)7;
+        if (size + vbytes > room) break; /* both below 2^31 */
+        if (nbytes < 8) {
+            if ((x = wr_short_name(name, nbytes)) == ~(uint64_t)0) break;
+            wr_le64(p + INSTANCE_HEADER_InstanceName, x); /* size 16: the whole name area */
+        } else {
+            wr_le64(p + size - 8, 0); /* the NUL and the padding: the name's last 8 bytes */
+            if (wr_copy_name8(p + INSTANCE_HEADER_InstanceName, name, nbytes) != 0) break;
+        }
+        wr_le32(p + INSTANCE_HEADER_Size, (uint32_t)size);
+        wr_le32(p + INSTANCE_HEADER_InstanceId, at->instance_id);
+        v = p + size;
+        if (n == 1) { /* a type 4 block's instance: its record, known but for the value */
+            wr_le64(v, head1);
+            wr_le64(v + COUNTER_DATA_SIZE, values[0] & mask1);
+        } else if (sizes == NULL) {
+            for (j = 0; j < n; j++) wr_record(v + (size_t)j * WR_MIN_VALUE_AREA, values[j], 8u);
+        } else {
+            for (j = 0; j < n; j++) wr_record(v + (size_t)j * WR_MIN_VALUE_AREA, values[j], sizes[j]);
+        }
+        p = v + vbytes;
+        room -= size + vbytes;
+    }
+    if (at != inst) { /* the last one has all its values (a block's first had none: rest was n) */
+        w->len = w->cap - room;
+        w->ninstances += (uint32_t)(at - inst);
+        w->fast = w->rest = 0;
+        w->fast_inst = w->ninstances < PCQ_MAX_INSTANCES;
+    }
+    return (uint32_t)(at - inst);
+}
+
+int pcq_put_data_instances_u64(pcq_writer *w, const pcq_instance *inst, uint32_t ninst,
+                               const uint64_t *values, const uint8_t *sizes, uint32_t n)
+{
+    uint32_t i = 0, j;
+    unsigned bad = 0;
+    int rc = wr_enter(w, WR_BLOCK);
+
+    if (rc != PCQ_OK) return rc;
+    if (inst == NULL && ninst != 0) return wr_fail(w, PCQ_ERR_INVALID_ARG);
+    for (j = 0; sizes != NULL && j < n; j++) bad |= (uint8_t)(sizes[j] - 4u) & ~4u; /* 4 or 8 */
+    while (i < ninst && w->err == PCQ_OK) {
+        /* values of instance i: n a row (values NULL only with n 0, which
+         * the checked call takes and judges) */
+        const uint64_t *v = values != NULL ? values + (size_t)i * n : NULL;
+        if (v != NULL && !bad && n > 0 && n == w->want_values && w->fast_inst)
+            i += wr_fast_instances(w, inst + i, ninst - i, v, sizes, n);
+        if (i == ninst) break;
+        v = values != NULL ? values + (size_t)i * n : NULL; /* the first the fast loop left */
+        pcq_put_data_instance_u64(w, inst[i].instance_id, inst[i].name.ptr, inst[i].name.len, v, sizes, n);
+        i++;
+    }
+    return w->err;
+}
+
 /* Patches a size measured from `at` to the current end into the field at. */
 static void wr_patch_size(pcq_writer *w, size_t field, size_t from)
 {

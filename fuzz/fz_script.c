@@ -50,6 +50,31 @@ static void script_creg(fz_src *s, pcq_counter_reg *c)
     c->reserved = fz_u32(s);
 }
 
+/* n instances of a type 4 or 6 block (per values each, 4 or 8 bytes a
+ * counter) in one pcq_put_data_instances_u64, recorded as one at a time. */
+static void script_instances(fz_src *s, pcq_writer *w, fz_rec *rec, uint32_t n, uint32_t per)
+{
+    uint8_t names[3][FZ_MAX_NAME], sizes[6], bytes[8];
+    uint64_t values[3 * 6];
+    pcq_instance inst[3];
+    uint32_t i, j, k;
+    memset(inst, 0, sizeof inst);
+    for (j = 0; j < per; j++) sizes[j] = fz_u8(s) % 2 ? 4 : 8;
+    for (i = 0; i < n; i++) {
+        inst[i].instance_id = fz_u32(s);
+        inst[i].name.ptr = names[i];
+        inst[i].name.len = script_name(s, names[i]);
+        fz_rec_u(rec, inst[i].instance_id);
+        fz_rec_bytes(rec, names[i], inst[i].name.len);
+        for (j = 0; j < per; j++) {
+            values[i * per + j] = fz_u64(s);
+            for (k = 0; k < sizes[j]; k++) bytes[k] = (uint8_t)(values[i * per + j] >> (8 * k));
+            fz_rec_bytes(rec, bytes, sizes[j]);
+        }
+    }
+    pcq_put_data_instances_u64(w, inst, n, values, per ? sizes : NULL, per);
+}
+
 /* One value: u32, u64 or raw bytes of 0..20. */
 static void script_value(fz_src *s, pcq_writer *w, fz_rec *rec)
 {
@@ -119,6 +144,10 @@ static void script_data(fz_src *s, pcq_writer *w, fz_rec *rec)
             uint32_t per = type == PCQ_PERF_COUNTERSET ? nids : 1;
             ninst = fz_u8(s) % 4;
             fz_rec_u(rec, ninst);
+            if (fz_u8(s) % 3 == 0) { /* the block's instances in one call */
+                script_instances(s, w, rec, ninst, per);
+                ninst = 0;
+            }
             for (j = 0; j < ninst; j++) {
                 uint8_t name[FZ_MAX_NAME];
                 uint32_t id = fz_u32(s);

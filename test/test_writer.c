@@ -652,6 +652,30 @@ static void b_data_names_batch(pcq_writer *w)
     pcq_end_block(w);
     pcq_end_data(w);
 }
+/* The five instances in one call: names of 0 and 2 bytes (one word with
+ * the NUL), 8 (first and last word the same), 10 and 18 (a middle word). */
+static void b_data_names_block(pcq_writer *w)
+{
+    static const uint32_t ids[2] = {2, 4};
+    static const uint8_t sz[2] = {4, 8};
+    static uint8_t b[5][32];
+    pcq_instance inst[5];
+    uint64_t v[10];
+    uint32_t i;
+    memset(inst, 0, sizeof inst);
+    for (i = 0; i < 5; i++) {
+        inst[i].instance_id = 10 + i;
+        inst[i].name.ptr = b[i];
+        inst[i].name.len = u16(names_a[i], b[i]);
+        v[2 * i] = 0xFFFFFFFF00000000u + i + 1; /* a 4-byte value: the upper half is not written */
+        v[2 * i + 1] = 0x1000000000u + i;
+    }
+    begin_hdr(w);
+    pcq_begin_block(w, PCQ_PERF_COUNTERSET, 0, ids, 2);
+    pcq_put_data_instances_u64(w, inst, 5, v, sz, 2);
+    pcq_end_block(w);
+    pcq_end_data(w);
+}
 static void b_data_names_values(pcq_writer *w)
 {
     static const uint32_t ids[2] = {2, 4};
@@ -728,6 +752,103 @@ static const char x_data_names[] =
     "08 00 00 00 10 00 00 00"
     "04 00 00 00 10 00 00 00"; /* 0x1000000004 */
 
+/* pcq_put_data_instances_u64: a type 4 block of three instances in one
+ * call (one 4-byte value each, the upper halves given non-zero: written as
+ * zero padding), then a type 6 block of two (an 8- and a 4-byte value). The
+ * names: 4 and 6 bytes (one word with the NUL and padding), 22 bytes (the
+ * 48-byte instance of a "Thread" reply), 18 bytes, empty. */
+static void b_data_block_call(pcq_writer *w)
+{
+    static const uint32_t ids[2] = {5, 6};
+    static const uint8_t s4 = 4, sz[2] = {8, 4};
+    static const uint64_t v4[3] = {0xFFFFFFFF00000001u, 0xAAAAAAAA00000002u, 0x123456789ABCDEF0u};
+    static const uint64_t v6[4] = {0x1122334455667788u, 0xFFFFFFFF00000003u, 5, 0x100000004u};
+    static const char *const names4[3] = {"ab", "0,0", "thread_0001"}, *const names6[2] = {"Processor", ""};
+    static uint8_t b[5][32];
+    pcq_instance a[3], c[2];
+    uint32_t i;
+    memset(a, 0, sizeof a);
+    memset(c, 0, sizeof c);
+    for (i = 0; i < 3; i++) {
+        a[i].instance_id = 7 + i;
+        a[i].name.ptr = b[i];
+        a[i].name.len = u16(names4[i], b[i]);
+    }
+    for (i = 0; i < 2; i++) {
+        c[i].instance_id = 1 + i;
+        c[i].name.ptr = b[3 + i];
+        c[i].name.len = u16(names6[i], b[3 + i]);
+        c[i].size = 0xDEAD; /* not read */
+    }
+    begin_hdr(w);
+    pcq_begin_block(w, PCQ_PERF_MULTI_INSTANCES, 0, NULL, 0);
+    pcq_put_data_instances_u64(w, a, 3, v4, &s4, 1);
+    pcq_end_block(w);
+    pcq_begin_block(w, PCQ_PERF_COUNTERSET, 0, ids, 2);
+    pcq_put_data_instances_u64(w, c, 0, v6, sz, 2); /* none: no error, nothing written */
+    pcq_put_data_instances_u64(w, c, 2, v6, sz, 2);
+    pcq_end_block(w);
+    pcq_end_data(w);
+}
+/* The same, an instance a call (pcq_put_data_instance_u64). */
+static void b_data_block_call_each(pcq_writer *w)
+{
+    static const uint32_t ids[2] = {5, 6};
+    static const uint8_t s4 = 4, sz[2] = {8, 4};
+    static const uint64_t v4[3] = {0xFFFFFFFF00000001u, 0xAAAAAAAA00000002u, 0x123456789ABCDEF0u};
+    static const uint64_t v6[4] = {0x1122334455667788u, 0xFFFFFFFF00000003u, 5, 0x100000004u};
+    uint8_t b[32];
+    begin_hdr(w);
+    pcq_begin_block(w, PCQ_PERF_MULTI_INSTANCES, 0, NULL, 0);
+    pcq_put_data_instance_u64(w, 7, b, u16("ab", b), v4, &s4, 1);
+    pcq_put_data_instance_u64(w, 8, b, u16("0,0", b), v4 + 1, &s4, 1);
+    pcq_put_data_instance_u64(w, 9, b, u16("thread_0001", b), v4 + 2, &s4, 1);
+    pcq_end_block(w);
+    pcq_begin_block(w, PCQ_PERF_COUNTERSET, 0, ids, 2);
+    pcq_put_data_instance_u64(w, 1, b, u16("Processor", b), v6, sz, 2);
+    pcq_put_data_instance_u64(w, 2, b, u16("", b), v6 + 2, sz, 2);
+    pcq_end_block(w);
+    pcq_end_data(w);
+}
+static const char x_data_block_call[] =
+    "50 01 00 00 02 00 00 00"          /* dwTotalSize 336, dwNumCounter 2 */
+    HDR_TAIL "00 00 00 00 04 00 00 00" /* dwStatus 0, dwType 4 */
+    "88 00 00 00 00 00 00 00"          /* dwSize 136, Reserved */
+    "78 00 00 00 03 00 00 00"          /* _PERF_MULTI_INSTANCES: dwTotalSize 120, dwInstances 3 */
+    "10 00 00 00 07 00 00 00"          /* _PERF_INSTANCE_HEADER: Size 16, InstanceId 7 */
+    "61 00 62 00 00 00 00 00"          /* "ab" NUL, 2 bytes of padding */
+    "04 00 00 00 10 00 00 00"          /* dwDataSize 4, dwSize 16 */
+    "01 00 00 00 00 00 00 00"          /* 1, 4 zero bytes of padding */
+    "10 00 00 00 08 00 00 00"          /* Size 16, InstanceId 8 */
+    "30 00 2c 00 30 00 00 00"          /* "0,0" NUL */
+    "04 00 00 00 10 00 00 00"          /* dwDataSize 4, dwSize 16 */
+    "02 00 00 00 00 00 00 00"          /* 2 */
+    "20 00 00 00 09 00 00 00"          /* Size 32, InstanceId 9 */
+    "74 00 68 00 72 00 65 00"          /* "thre" */
+    "61 00 64 00 5f 00 30 00"          /* "ad_0" */
+    "30 00 30 00 31 00 00 00"          /* "001" NUL */
+    "04 00 00 00 10 00 00 00"          /* dwDataSize 4, dwSize 16 */
+    "f0 de bc 9a 00 00 00 00"          /* 0x9abcdef0 */
+    "00 00 00 00 06 00 00 00"          /* dwStatus 0, dwType 6 */
+    "98 00 00 00 00 00 00 00"          /* dwSize 152, Reserved */
+    "10 00 00 00 02 00 00 00"          /* _PERF_MULTI_COUNTERS: dwSize 16, dwCounters 2 */
+    "05 00 00 00 06 00 00 00"          /* ids 5, 6 */
+    "78 00 00 00 02 00 00 00"          /* _PERF_MULTI_INSTANCES: dwTotalSize 120, dwInstances 2 */
+    "20 00 00 00 01 00 00 00"          /* Size 32, InstanceId 1 */
+    "50 00 72 00 6f 00 63 00"          /* "Proc" */
+    "65 00 73 00 73 00 6f 00"          /* "esso" */
+    "72 00 00 00 00 00 00 00"          /* "r" NUL, 4 bytes of padding */
+    "08 00 00 00 10 00 00 00"          /* dwDataSize 8, dwSize 16 */
+    "88 77 66 55 44 33 22 11"          /* 0x1122334455667788 */
+    "04 00 00 00 10 00 00 00"          /* dwDataSize 4, dwSize 16 */
+    "03 00 00 00 00 00 00 00"          /* 3 */
+    "10 00 00 00 02 00 00 00"          /* Size 16, InstanceId 2 */
+    "00 00 00 00 00 00 00 00"          /* "" NUL, 6 bytes of padding */
+    "08 00 00 00 10 00 00 00"          /* dwDataSize 8, dwSize 16 */
+    "05 00 00 00 00 00 00 00"          /* 5 */
+    "04 00 00 00 10 00 00 00"          /* dwDataSize 4, dwSize 16 */
+    "04 00 00 00 00 00 00 00";         /* 4 */
+
 /* Type 6 with no counters: instances and nothing else. After an instance
  * the next may follow at once (wr_fast_instance with no values wanted).
  * Through pcq_put_data_instance_u64 with no values: n 0, values given or
@@ -751,6 +872,24 @@ static void b_data_no_counters_batch(pcq_writer *w)
     pcq_put_data_instance_u64(w, 1, b, u16("abcd", b), v, NULL, 0);
     pcq_put_data_instance_u64(w, 2, b, u16("a", b), NULL, NULL, 0);
     pcq_put_data_instance_u64(w, 3, b, u16("Processor", b), NULL, NULL, 0);
+    pcq_end_block(w);
+    pcq_end_data(w);
+}
+static void b_data_no_counters_block(pcq_writer *w)
+{
+    static uint8_t b[3][32];
+    static const char *const names[3] = {"abcd", "a", "Processor"};
+    pcq_instance inst[3];
+    uint32_t i;
+    memset(inst, 0, sizeof inst);
+    for (i = 0; i < 3; i++) {
+        inst[i].instance_id = 1 + i;
+        inst[i].name.ptr = b[i];
+        inst[i].name.len = u16(names[i], b[i]);
+    }
+    begin_hdr(w);
+    pcq_begin_block(w, PCQ_PERF_COUNTERSET, 0, NULL, 0);
+    pcq_put_data_instances_u64(w, inst, 3, NULL, NULL, 0);
     pcq_end_block(w);
     pcq_end_data(w);
 }
@@ -820,10 +959,14 @@ static const struct wcase cases[] = {
     {"data type 6 names", b_data_names, PCQ_KIND_DATA, x_data_names, 1},
     {"data type 6 names, functions", b_data_names_functions, PCQ_KIND_DATA, x_data_names, 1},
     {"data type 6 names, batch", b_data_names_batch, PCQ_KIND_DATA, x_data_names, 1},
+    {"data type 6 names, one block call", b_data_names_block, PCQ_KIND_DATA, x_data_names, 1},
     {"data type 6 names, values_u64", b_data_names_values, PCQ_KIND_DATA, x_data_names, 1},
     {"data type 6 names, raw values", b_data_names_raw, PCQ_KIND_DATA, x_data_names, 1},
     {"data type 6 no counters", b_data_no_counters, PCQ_KIND_DATA, x_data_no_counters, 1},
     {"data type 6 no counters, batch", b_data_no_counters_batch, PCQ_KIND_DATA, x_data_no_counters, 1},
+    {"data type 6 no counters, block call", b_data_no_counters_block, PCQ_KIND_DATA, x_data_no_counters, 1},
+    {"data types 4 and 6, block calls", b_data_block_call, PCQ_KIND_DATA, x_data_block_call, 1},
+    {"data types 4 and 6, an instance a call", b_data_block_call_each, PCQ_KIND_DATA, x_data_block_call, 1},
     {"two data buffers", b_two_data, PCQ_KIND_NONE, x_two_data, 1},
 };
 /* clang-format on */
@@ -1540,6 +1683,177 @@ static void test_fast_path_errors(void)
     expect_after("near cap, a bad size", &w, rc, PCQ_ERR_INVALID_ARG);
 }
 
+/* pcq_put_data_instances_u64 is pcq_put_data_instance_u64 for each
+ * instance in turn: its refusals, and where it stops. */
+static void test_block_call_errors(void)
+{
+    static const uint32_t ids[2] = {1, 2};
+    static const uint64_t v[6] = {1, 2, 3, 4, 5, 6};
+    static const uint8_t bad[2] = {8, 5};
+    static const uint8_t nul_name[6] = {0x61, 0, 0, 0, 0x62, 0};
+    uint8_t buf[512], name[16];
+    pcq_instance inst[3];
+    pcq_writer w;
+    size_t n = u16("abcdefg", name), at, len = 0;
+    int k;
+
+    memset(inst, 0, sizeof inst);
+    for (k = 0; k < 3; k++) {
+        inst[k].instance_id = (uint32_t)k;
+        inst[k].name.ptr = name;
+        inst[k].name.len = n;
+    }
+    TL_CHECK(pcq_put_data_instances_u64(NULL, inst, 3, v, NULL, 2) == PCQ_ERR_INVALID_ARG, "NULL writer");
+    pcq_writer_init(&w, buf, sizeof buf);
+    begin_hdr(&w);
+    expect_after("instances outside a block", &w, pcq_put_data_instances_u64(&w, inst, 1, v, NULL, 2),
+                 PCQ_ERR_STATE);
+    pcq_writer_init(&w, buf, sizeof buf);
+    begin_hdr(&w);
+    pcq_begin_block(&w, PCQ_PERF_MULTI_COUNTERS, 0, ids, 2);
+    expect_after("instances in a type 2 block", &w, pcq_put_data_instances_u64(&w, inst, 1, v, NULL, 2),
+                 PCQ_ERR_STATE);
+    pcq_writer_init(&w, buf, sizeof buf);
+    block6(&w);
+    expect_after("NULL instances", &w, pcq_put_data_instances_u64(&w, NULL, 2, v, NULL, 2),
+                 PCQ_ERR_INVALID_ARG);
+    pcq_writer_init(&w, buf, sizeof buf);
+    block6(&w);
+    at = w.len;
+    TL_CHECK(pcq_put_data_instances_u64(&w, NULL, 0, NULL, NULL, 0) == PCQ_OK && w.len == at,
+             "no instance: no error, nothing appended");
+
+    /* a bad size: refused before anything is appended */
+    pcq_writer_init(&w, buf, sizeof buf);
+    block6(&w);
+    at = w.len;
+    TL_CHECK(pcq_put_data_instances_u64(&w, inst, 3, v, bad, 2) == PCQ_ERR_INVALID_ARG && w.len == at,
+             "a bad size: INVALID_ARG, len %zu, was %zu", w.len, at);
+    expect_after("a bad size", &w, PCQ_ERR_INVALID_ARG, PCQ_ERR_INVALID_ARG);
+
+    /* a U+0000 in the third name: the first two are stored, then the error */
+    inst[2].name.ptr = nul_name;
+    inst[2].name.len = sizeof nul_name;
+    pcq_writer_init(&w, buf, sizeof buf);
+    block6(&w);
+    at = w.len;
+    TL_CHECK(pcq_put_data_instances_u64(&w, inst, 3, v, NULL, 2) == PCQ_ERR_INVALID_ARG &&
+                 w.len == at + 2 * (8 + 16 + 2 * 16) && w.ninstances == 2,
+             "U+0000 in the third name: two instances stored (len %zu, was %zu), then INVALID_ARG", w.len,
+             at);
+    inst[2].name.ptr = name;
+    inst[2].name.len = 7; /* odd */
+    pcq_writer_init(&w, buf, sizeof buf);
+    block6(&w);
+    expect_after("an odd third name", &w, pcq_put_data_instances_u64(&w, inst, 3, v, NULL, 2),
+                 PCQ_ERR_INVALID_ARG);
+    inst[2].name.ptr = NULL;
+    pcq_writer_init(&w, buf, sizeof buf);
+    block6(&w);
+    expect_after("a NULL third name", &w, pcq_put_data_instances_u64(&w, inst, 3, v, NULL, 2),
+                 PCQ_ERR_INVALID_ARG);
+    inst[2].name.ptr = name;
+    inst[2].name.len = n;
+
+    /* the count of values a row must be the block's */
+    pcq_writer_init(&w, buf, sizeof buf);
+    block6(&w);
+    expect_after("three values a row for two counters", &w,
+                 pcq_put_data_instances_u64(&w, inst, 2, v, NULL, 3), PCQ_ERR_STATE);
+    pcq_writer_init(&w, buf, sizeof buf);
+    block6(&w);
+    expect_after("one value a row for two counters", &w,
+                 (pcq_put_data_instances_u64(&w, inst, 2, v, NULL, 1), pcq_end_block(&w)), PCQ_ERR_STATE);
+    pcq_writer_init(&w, buf, sizeof buf);
+    block6(&w);
+    expect_after("values NULL", &w, pcq_put_data_instances_u64(&w, inst, 2, NULL, NULL, 2),
+                 PCQ_ERR_INVALID_ARG);
+
+    /* after an instance whose values are still to come, another is out of order */
+    pcq_writer_init(&w, buf, sizeof buf);
+    block6(&w);
+    pcq_put_data_instance(&w, 9, name, n);
+    expect_after("instances while one wants its values", &w,
+                 pcq_put_data_instances_u64(&w, inst, 1, v, NULL, 2), PCQ_ERR_STATE);
+
+    /* a sizing pass and a writer after an error */
+    pcq_writer_init(&w, NULL, 0);
+    block6(&w);
+    TL_CHECK(pcq_put_data_instances_u64(&w, inst, 3, v, NULL, 2) == PCQ_OK && pcq_end_block(&w) == PCQ_OK &&
+                 pcq_end_data(&w) == PCQ_OK && pcq_writer_finish(&w, &len) == PCQ_OK &&
+                 len == 48 + 16 + 16 + 8 + 3 * (8 + 16 + 2 * 16),
+             "sizing pass: %zu bytes", len);
+    pcq_writer_init(&w, buf, sizeof buf);
+    block6(&w);
+    pcq_put_value_u32(&w, 1); /* no instance yet: STATE */
+    at = w.len;
+    TL_CHECK(pcq_put_data_instances_u64(&w, inst, 3, v, NULL, 2) == PCQ_ERR_STATE && w.len == at,
+             "after an error: the error, nothing appended");
+}
+
+/* pcq_put_data_instances_u64 against pcq_put_data_instance_u64 for each
+ * instance: random names (0 to 40 bytes, sometimes odd, NULL or holding a
+ * U+0000), sizes (sometimes neither 4 nor 8), values a row (sometimes not
+ * the block's) and caps; the two must agree on the status, the length and
+ * every byte stored. */
+static void test_block_call_property(void)
+{
+    static uint8_t names[8][48];
+    uint8_t a[1024], b[1024], sizes[4]; /* up to 3 counters, one more value a row */
+    uint32_t ids[3] = {1, 2, 3}, st = 99, nc, ninst, round, i, j;
+    uint64_t v[8 * 4];
+    pcq_instance inst[8];
+    size_t cap, la, lb;
+    int ra, rb, type4;
+
+    for (round = 0; round < 4000; round++) {
+        pcq_writer wa, wb;
+        type4 = rng_next(&st) % 3 == 0;
+        nc = type4 ? 1 : rng_next(&st) % 4;
+        ninst = rng_next(&st) % 9;
+        for (j = 0; j < 4; j++) sizes[j] = rng_next(&st) % 40 == 0 ? 5 : rng_next(&st) % 2 ? 4 : 8;
+        for (j = 0; j < 8 * 4; j++) v[j] = ((uint64_t)rng_next(&st) << 40) ^ rng_next(&st);
+        memset(inst, 0, sizeof inst);
+        for (i = 0; i < ninst; i++) {
+            size_t len = 2 * (rng_next(&st) % 21), k;
+            for (k = 0; k < len; k++) names[i][k] = (uint8_t)(k % 2 ? 0 : 'a' + rng_next(&st) % 26);
+            if (len && rng_next(&st) % 30 == 0) names[i][2 * (rng_next(&st) % (len / 2))] = 0; /* U+0000 */
+            if (rng_next(&st) % 40 == 0) len++;                                                /* odd */
+            inst[i].instance_id = rng_next(&st);
+            inst[i].name.ptr = rng_next(&st) % 60 ? names[i] : NULL;
+            inst[i].name.len = len;
+        }
+        cap = rng_next(&st) % 2 ? sizeof a : rng_next(&st) % 700;
+        j = rng_next(&st) % 30 == 0 ? nc + 1 : nc; /* values a row: sometimes not the block's */
+        memset(a, 0xA5, sizeof a);
+        memset(b, 0xA5, sizeof b);
+        pcq_writer_init(&wa, a, cap);
+        pcq_writer_init(&wb, b, cap);
+        begin_hdr(&wa);
+        begin_hdr(&wb);
+        pcq_begin_block(&wa, type4 ? PCQ_PERF_MULTI_INSTANCES : PCQ_PERF_COUNTERSET, 0, type4 ? NULL : ids,
+                        type4 ? 0 : nc);
+        pcq_begin_block(&wb, type4 ? PCQ_PERF_MULTI_INSTANCES : PCQ_PERF_COUNTERSET, 0, type4 ? NULL : ids,
+                        type4 ? 0 : nc);
+        ra = pcq_put_data_instances_u64(&wa, inst, ninst, v, sizes, j);
+        rb = PCQ_OK;
+        for (i = 0; i < ninst && rb == PCQ_OK; i++)
+            rb = pcq_put_data_instance_u64(&wb, inst[i].instance_id, inst[i].name.ptr, inst[i].name.len,
+                                           v + (size_t)i * j, sizes, j);
+        if (ninst == 0) rb = wb.err;
+        pcq_end_block(&wa);
+        pcq_end_block(&wb);
+        pcq_end_data(&wa);
+        pcq_end_data(&wb);
+        la = lb = 0;
+        if (!TL_CHECK(ra == rb && pcq_writer_finish(&wa, &la) == pcq_writer_finish(&wb, &lb) && la == lb &&
+                          wa.len == wb.len && memcmp(a, b, sizeof a) == 0,
+                      "round %u (%u instances, %u values a row of %u, cap %zu): rc %d/%d, len %zu/%zu", round,
+                      ninst, j, nc, cap, ra, rb, la, lb))
+            break;
+    }
+}
+
 static void test_invalid_args(void)
 {
     static const uint64_t v1 = 1;
@@ -1723,6 +2037,36 @@ static void test_limits(void)
     (void)i;
     (void)rc;
 #endif
+
+#if PCQ_MAX_INSTANCES <= 64 /* the coverage build's caps (COV_KNOBS): a block of that many fits here */
+    {
+        /* dwInstances: PCQ_MAX_INSTANCES instances, then PCQ_ERR_LIMIT, an
+         * instance a call or all in one (which stores as many first) */
+        static uint8_t buf[48 + 32 + 68 * 32];
+        static const uint64_t v[PCQ_MAX_INSTANCES + 2];
+        static const uint8_t a16[2] = {0x61, 0};
+        pcq_instance inst[PCQ_MAX_INSTANCES + 2];
+        int block;
+        memset(inst, 0, sizeof inst);
+        for (i = 0; i < PCQ_MAX_INSTANCES + 2; i++) {
+            inst[i].name.ptr = a16;
+            inst[i].name.len = 2;
+        }
+        for (block = 0; block < 2; block++) {
+            pcq_writer_init(&w, buf, sizeof buf);
+            block4(&w);
+            rc = PCQ_OK;
+            if (block)
+                rc = pcq_put_data_instances_u64(&w, inst, PCQ_MAX_INSTANCES + 2, v, NULL, 1);
+            else
+                for (i = 0; i < PCQ_MAX_INSTANCES + 2 && rc == PCQ_OK; i++)
+                    rc = pcq_put_data_instance_u64(&w, i, a16, 2, v, NULL, 1);
+            TL_CHECK(rc == PCQ_ERR_LIMIT && w.ninstances == PCQ_MAX_INSTANCES,
+                     "PCQ_MAX_INSTANCES + 2 instances (block call %d): rc %d after %u", block, rc,
+                     w.ninstances);
+        }
+    }
+#endif
 }
 
 /* A writer into a buffer with no room at all, and a straddling structure. */
@@ -1765,6 +2109,8 @@ int main(void)
     test_state();
     test_invalid_args();
     test_fast_path_errors();
+    test_block_call_errors();
+    test_block_call_property();
     test_overflow();
     test_limits();
     test_capacity_misc();
