@@ -17,7 +17,9 @@
  *   memcpy    the same buffer copied into another one (yardstick);
  *   sum       the same buffer read by a plain loop summing 64-bit words;
  *   encode    the same content written by pcq_writer, a call a value;
- *   encb      the same through the batch writer (an instance a call);
+ *   enci      the same an instance a call (pcq_put_data_instance_u64);
+ *   encb      the same through the batch writer (a block's instances a call:
+ *             pcq_put_data_instances_u64);
  *   cook      pcq_calc_cook over two samples (every counter of every instance);
  *   column    the same values by pcq_calc_cook_column, a counter at a time
  *             (the columns read with pcq_values_read_u64);
@@ -405,6 +407,12 @@ static void op_encode(case_ctx *c)
     bench_sink += (uint64_t)bench_encode(&c->content, c->dst, c->dst_cap, &n) + n;
 }
 
+static void op_enci(case_ctx *c)
+{
+    size_t n = 0;
+    bench_sink += (uint64_t)bench_encode_instances(&c->content, c->dst, c->dst_cap, &n) + n;
+}
+
 static void op_encb(case_ctx *c)
 {
     size_t n = 0;
@@ -562,6 +570,9 @@ static int case_build(case_ctx *c, const bench_shape *s, const size_def *z, int 
         if (bench_encode_batch(&c->content, c->dst, c->dst_cap, &n) != PCQ_OK || n != c->len ||
             memcmp(c->dst, c->buf, n) != 0)
             die("the batch writer writes other bytes than the per-value one");
+        if (bench_encode_instances(&c->content, c->dst, c->dst_cap, &n) != PCQ_OK || n != c->len ||
+            memcmp(c->dst, c->buf, n) != 0)
+            die("the writer an instance a call writes other bytes than the per-value one");
     }
     c->wr = check;
 
@@ -686,6 +697,7 @@ enum {
     OP_MEMCPY,
     OP_SUM,
     OP_ENCODE,
+    OP_ENCI,
     OP_ENCB,
     OP_COOK,
     OP_COLUMN,
@@ -879,10 +891,10 @@ static void print_table(FILE *f, const result *res, size_t nres, int md)
             pct(t, OP_PASS), gbps(r->bytes, t[OP_SUM].best), pct(t, OP_SUM),
             t[OP_WALK].best * 1e9 / (double)r->values);
     }
-    fprintf(f, "\n%s%-8s %-6s | %11s | %11s | %8s %8s %8s %6s %6s | %5s\n", pre, "shape", "size", "encode",
-            "encb", "cook", "column", "hand", "cook/", "col/", "heap");
-    fprintf(f, "%s%-8s %-6s | %11s | %11s | %8s %8s %8s %6s %6s | %5s\n", pre, "", "", "GB/s mcpy",
-            "GB/s mcpy", "ns/val", "ns/val", "ns/val", "hand", "hand", "calls");
+    fprintf(f, "\n%s%-8s %-6s | %11s | %11s | %11s | %8s %8s %8s %6s %6s | %5s\n", pre, "shape", "size",
+            "encode", "enci", "encb", "cook", "column", "hand", "cook/", "col/", "heap");
+    fprintf(f, "%s%-8s %-6s | %11s | %11s | %11s | %8s %8s %8s %6s %6s | %5s\n", pre, "", "", "GB/s mcpy",
+            "GB/s mcpy", "GB/s mcpy", "ns/val", "ns/val", "ns/val", "hand", "hand", "calls");
     for (i = 0; i < nres; i++) {
         const result *r = &res[i];
         const op_timing *t = r->t;
@@ -904,9 +916,11 @@ static void print_table(FILE *f, const result *res, size_t nres, int md)
             snprintf(col, sizeof col, "%.2f", t[OP_COLUMN].best * 1e9 / (double)r->values);
             snprintf(rcol, sizeof rcol, "%.2fx", x);
         }
-        fprintf(f, "%s%-8s %-6s | %5.2f %4.0f%% | %5.2f %4.0f%% | %8s %8s %8s %6s %6s | %5lu\n", pre,
-                r->shape->name, r->size->name, gbps(r->bytes, t[OP_ENCODE].best), pct(t, OP_ENCODE),
-                gbps(r->bytes, t[OP_ENCB].best), pct(t, OP_ENCB), cook, col, hand, rc, rcol, heap);
+        fprintf(f,
+                "%s%-8s %-6s | %5.2f %4.0f%% | %5.2f %4.0f%% | %5.2f %4.0f%% | %8s %8s %8s %6s %6s | %5lu\n",
+                pre, r->shape->name, r->size->name, gbps(r->bytes, t[OP_ENCODE].best), pct(t, OP_ENCODE),
+                gbps(r->bytes, t[OP_ENCI].best), pct(t, OP_ENCI), gbps(r->bytes, t[OP_ENCB].best),
+                pct(t, OP_ENCB), cook, col, hand, rc, rcol, heap);
     }
 }
 
@@ -1033,8 +1047,8 @@ static const size_def *size_by_name(const char *n)
     return NULL;
 }
 
-static const char *const op_names[NOPS] = {"validate", "walk",   "batch", "scan", "pass",   "memcpy",
-                                           "sum",      "encode", "encb",  "cook", "column", "hand"};
+static const char *const op_names[NOPS] = {"validate", "walk", "batch", "scan", "pass",   "memcpy", "sum",
+                                           "encode",   "enci", "encb",  "cook", "column", "hand"};
 
 static int cg_main(const char *op, const char *shape, const char *size, long passes)
 {
@@ -1144,7 +1158,7 @@ int main(int argc, char **argv)
                     "                 [--sizes native,4KiB,1MiB,256MiB]\n"
                     "                 [--shapes procinfo,process,multi,wide,small,mix] [--markdown]\n"
                     "       pcq_bench --cg "
-                    "validate|walk|batch|scan|pass|memcpy|sum|encode|encb|cook|column|hand\n"
+                    "validate|walk|batch|scan|pass|memcpy|sum|encode|enci|encb|cook|column|hand\n"
                     "                 [--shape S] [--size Z] [--passes N]\n");
             return help ? 0 : 2;
         }
@@ -1162,6 +1176,7 @@ int main(int argc, char **argv)
     op_fns[OP_MEMCPY] = op_memcpy;
     op_fns[OP_SUM] = op_sum;
     op_fns[OP_ENCODE] = op_encode;
+    op_fns[OP_ENCI] = op_enci;
     op_fns[OP_ENCB] = op_encb;
 #if BENCH_COOK
     op_fns[OP_COOK] = op_cook;
@@ -1296,7 +1311,8 @@ int main(int argc, char **argv)
         "scan = one pass with PCQ_BULK over every structure (values checked, not read); pass = the same\n"
         "reading every value; sum = a plain loop adding every 8-byte word (what reading the buffer\n"
         "costs, no check); mcpy = memcpy time / its time (100%% = as fast as memcpy of the same\n"
-        "buffer); encode = pcq_writer a call a value, encb = the batch writer (an instance a call); cook =\n"
+        "buffer); encode = pcq_writer a call a value, enci = an instance a call, encb = the batch writer\n"
+        "(a block's instances a call); cook =\n"
         "pcq_calc_cook of two samples, column = pcq_calc_cook_column a counter at a time, hand = the same\n"
         "formulas inline over the raw bytes; heap calls inside measured batches.\n");
     {

@@ -111,10 +111,10 @@ if [ $quick = 1 ]; then
 fi
 
 printf 'callgrind (%s buffers, %s passes; instructions counted inside bench_cg_region only)\n\n' "$size" "$passes"
-printf '%-8s %10s | %8s %8s %8s %8s %8s | %8s %8s | %8s %8s\n' \
-    shape bytes validate walk batch scan pass encode encb memcpy sum
-printf '%-8s %10s | %8s %8s %8s %8s %8s | %8s %8s | %8s %8s\n' \
-    "" "" Ir/B Ir/B Ir/B Ir/B Ir/B Ir/B Ir/B Ir/B Ir/B
+printf '%-8s %10s | %8s %8s %8s %8s %8s | %8s %8s %8s | %8s %8s\n' \
+    shape bytes validate walk batch scan pass encode enci encb memcpy sum
+printf '%-8s %10s | %8s %8s %8s %8s %8s | %8s %8s %8s | %8s %8s\n' \
+    "" "" Ir/B Ir/B Ir/B Ir/B Ir/B Ir/B Ir/B Ir/B Ir/B Ir/B
 wv=-; ww=-; wb=-; we=-
 cooks=
 for shape in $shapes; do
@@ -124,13 +124,14 @@ for shape in $shapes; do
     run scan "$shape"; sc_ir=$ir
     run pass "$shape"; p_ir=$ir
     run encode "$shape"; e_ir=$ir
+    run enci "$shape"; ei_ir=$ir
     run encb "$shape"; eb_ir=$ir
     run memcpy "$shape"; m_ir=$ir
     run sum "$shape"; s_ir=$ir
-    printf '%-8s %10s | %8s %8s %8s %8s %8s | %8s %8s | %8s %8s\n' \
+    printf '%-8s %10s | %8s %8s %8s %8s %8s | %8s %8s %8s | %8s %8s\n' \
         "$shape" "$nbytes" "$(per "$v_ir" "$nbytes")" "$(per "$w_ir" "$nbytes")" "$(per "$b_ir" "$nbytes")" \
         "$(per "$sc_ir" "$nbytes")" "$(per "$p_ir" "$nbytes")" "$(per "$e_ir" "$nbytes")" \
-        "$(per "$eb_ir" "$nbytes")" "$(per "$m_ir" "$nbytes")" "$(per "$s_ir" "$nbytes")"
+        "$(per "$ei_ir" "$nbytes")" "$(per "$eb_ir" "$nbytes")" "$(per "$m_ir" "$nbytes")" "$(per "$s_ir" "$nbytes")"
     wv=$(maxof "$wv" "$(per "$v_ir" "$nbytes")")
     ww=$(maxof "$ww" "$(per "$w_ir" "$nbytes")")
     wb=$(maxof "$wb" "$(per "$b_ir" "$nbytes")")
@@ -153,9 +154,9 @@ printf '%-8s %10s | %8s %8s %8s | %6s %6s\n' "" "" Ir/value Ir/value Ir/value ha
 printf '%s' "$cooks"
 printf '\nvalidate = pcq_decode_data; walk = the README walk (decode, then the typed iterators over every\n'
 printf 'block, instance and value); batch = the same, a block'"'"'s values by pcq_block_rows_u64;\n'
-printf 'scan / pass = one pass with PCQ_BULK, values checked / also read; encode, encb per output byte\n'
-printf '(a call a value / the batch writer); cook = pcq_calc_cook, column = pcq_calc_cook_column, hand =\n'
-printf 'inline formulas.\n'
+printf 'scan / pass = one pass with PCQ_BULK, values checked / also read; encode, enci, encb per output\n'
+printf 'byte (a call a value / an instance a call / the batch writer, a block'"'"'s instances a call);\n'
+printf 'cook = pcq_calc_cook, column = pcq_calc_cook_column, hand = inline formulas.\n'
 printf 'goals (the worst shape counts):\n'
 printf '  validation alone <= 0.5 Ir/B:            worst %s -> %s\n' "$wv" "$(verdict "$wv" 0.5)"
 printf '  README walk <= 1.5 Ir/B:                 worst %s -> %s\n' "$ww" "$(verdict "$ww" 1.5)"

@@ -337,6 +337,7 @@ void bench_content_free(bench_content *c)
     free(c->name_off);
     free(c->name_len);
     free(c->names16);
+    free(c->insts);
     free(c->vals);
     free(c->old_vals);
     memset(c, 0, sizeof *c);
@@ -409,11 +410,12 @@ int bench_content_make(bench_content *c, const bench_shape *s, uint32_t units)
     c->name_off = malloc((ninst + 1) * sizeof *c->name_off);
     c->name_len = malloc((ninst + 1) * sizeof *c->name_len);
     c->names16 = malloc((size_t)(ninst + 1) * 2 * 48);
+    c->insts = malloc((ninst + 1) * sizeof *c->insts);
     c->vals = malloc(c->nvalues * sizeof *c->vals);
     c->old_vals = malloc(c->nvalues * sizeof *c->old_vals);
     kof = malloc((c->nvalues + 1) * sizeof *kof);
-    if (!c->ids || !c->sizes || !c->inst_id || !c->name_off || !c->name_len || !c->names16 || !c->vals ||
-        !c->old_vals || !kof) {
+    if (!c->ids || !c->sizes || !c->inst_id || !c->name_off || !c->name_len || !c->names16 || !c->insts ||
+        !c->vals || !c->old_vals || !kof) {
         free(kof);
         bench_content_free(c);
         return 0;
@@ -428,6 +430,12 @@ int bench_content_make(bench_content *c, const bench_shape *s, uint32_t units)
         c->name_off[i] = names_at;
         c->name_len[i] = (uint32_t)(2 * n);
         names_at += put_ascii16(c->names16 + names_at, name, n);
+    }
+    for (i = 0; i < ninst; i++) { /* names16 is complete: pointers into it */
+        memset(&c->insts[i], 0, sizeof c->insts[i]);
+        c->insts[i].instance_id = c->inst_id[i];
+        c->insts[i].name.ptr = c->names16 + c->name_off[i];
+        c->insts[i].name.len = c->name_len[i];
     }
     layout_values(s, units, kof);
     for (k = 0; k < c->nvalues; k++) {
@@ -502,6 +510,8 @@ static void put_values(pcq_writer *w, const bench_content *c, const uint64_t *va
     }
 }
 
+#define BENCH_PUT_BLOCK 2 /* encode_with's batch: a block's instances in one call */
+
 /* An instance of a type 4 or 6 block and its values. */
 static void put_instance(pcq_writer *w, const bench_content *c, const uint64_t *vals, size_t *at, uint32_t i,
                          uint32_t j0, uint32_t n, int batch)
@@ -514,6 +524,15 @@ static void put_instance(pcq_writer *w, const bench_content *c, const uint64_t *
     }
     pcq_put_data_instance(w, c->inst_id[i], name, c->name_len[i]);
     put_values(w, c, vals, at, j0, n, n == 1, batch);
+}
+
+/* Instances 0 to ninst - 1 of a type 4 or 6 block, each with nv values of
+ * the counters from j0, in one call (the batch writer, BENCH_PUT_BLOCK). */
+static void put_block_instances(pcq_writer *w, const bench_content *c, const uint64_t *vals, size_t *at,
+                                uint32_t ninst, uint32_t j0, uint32_t nv)
+{
+    pcq_put_data_instances_u64(w, c->insts, ninst, vals + *at, c->sizes + j0, nv);
+    *at += (size_t)ninst * nv;
 }
 
 static int encode_with(const bench_content *c, const uint64_t *vals, const pcq_data *hdr, uint8_t *dst,
@@ -530,7 +549,10 @@ static int encode_with(const bench_content *c, const uint64_t *vals, const pcq_d
     switch (s->layout) {
     case BENCH_SET:
         pcq_begin_block(&w, PCQ_PERF_COUNTERSET, 0, c->ids, nc);
-        for (i = 0; i < c->units; i++) put_instance(&w, c, vals, &at, i, 0, nc, batch);
+        if (batch == BENCH_PUT_BLOCK)
+            put_block_instances(&w, c, vals, &at, c->units, 0, nc);
+        else
+            for (i = 0; i < c->units; i++) put_instance(&w, c, vals, &at, i, 0, nc, batch);
         pcq_end_block(&w);
         break;
     case BENCH_MULTI:
@@ -543,7 +565,10 @@ static int encode_with(const bench_content *c, const uint64_t *vals, const pcq_d
     case BENCH_INSTANCES:
         for (j = 0; j < nc; j++) {
             pcq_begin_block(&w, PCQ_PERF_MULTI_INSTANCES, 0, NULL, 0);
-            for (i = 0; i < c->units; i++) put_instance(&w, c, vals, &at, i, j, 1, batch);
+            if (batch == BENCH_PUT_BLOCK)
+                put_block_instances(&w, c, vals, &at, c->units, j, 1);
+            else
+                for (i = 0; i < c->units; i++) put_instance(&w, c, vals, &at, i, j, 1, batch);
             pcq_end_block(&w);
         }
         break;
@@ -557,10 +582,16 @@ static int encode_with(const bench_content *c, const uint64_t *vals, const pcq_d
             put_values(&w, c, vals, &at, 0, nc, 0, batch);
             pcq_end_block(&w);
             pcq_begin_block(&w, PCQ_PERF_MULTI_INSTANCES, 0, NULL, 0);
-            for (i = 0; i < BENCH_MIX_INST; i++) put_instance(&w, c, vals, &at, i, 1, 1, batch);
+            if (batch == BENCH_PUT_BLOCK)
+                put_block_instances(&w, c, vals, &at, BENCH_MIX_INST, 1, 1);
+            else
+                for (i = 0; i < BENCH_MIX_INST; i++) put_instance(&w, c, vals, &at, i, 1, 1, batch);
             pcq_end_block(&w);
             pcq_begin_block(&w, PCQ_PERF_COUNTERSET, 0, c->ids, nc);
-            for (i = 0; i < BENCH_MIX_INST; i++) put_instance(&w, c, vals, &at, i, 0, nc, batch);
+            if (batch == BENCH_PUT_BLOCK)
+                put_block_instances(&w, c, vals, &at, BENCH_MIX_INST, 0, nc);
+            else
+                for (i = 0; i < BENCH_MIX_INST; i++) put_instance(&w, c, vals, &at, i, 0, nc, batch);
             pcq_end_block(&w);
         }
         break;
@@ -574,9 +605,14 @@ int bench_encode(const bench_content *c, uint8_t *dst, size_t cap, size_t *len)
     return encode_with(c, c->vals, &c->hdr, dst, cap, len, 0);
 }
 
-int bench_encode_batch(const bench_content *c, uint8_t *dst, size_t cap, size_t *len)
+int bench_encode_instances(const bench_content *c, uint8_t *dst, size_t cap, size_t *len)
 {
     return encode_with(c, c->vals, &c->hdr, dst, cap, len, 1);
+}
+
+int bench_encode_batch(const bench_content *c, uint8_t *dst, size_t cap, size_t *len)
+{
+    return encode_with(c, c->vals, &c->hdr, dst, cap, len, BENCH_PUT_BLOCK);
 }
 
 int bench_encode_older(const bench_content *c, uint8_t *dst, size_t cap, size_t *len)

@@ -72,6 +72,7 @@ typedef struct bench_content {
     size_t *name_off;   /* per instance: byte offset into names16 */
     uint32_t *name_len; /* per instance: bytes, without the NUL */
     uint8_t *names16;
+    pcq_instance *insts;   /* per instance: its id and name (for the block writer) */
     uint64_t *vals;        /* every value in wire order: the newer sample */
     uint64_t *old_vals;    /* the older sample (one second before) */
     pcq_data hdr, old_hdr; /* header time fields of the two samples */
@@ -90,7 +91,11 @@ uint32_t bench_units_for(const bench_shape *s, size_t target);
 /* Encodes the content (vals, hdr) into (dst, cap): the measured encoder.
  * Returns a pcq status; *len receives the size (or the size needed). */
 int bench_encode(const bench_content *c, uint8_t *dst, size_t cap, size_t *len);
-/* The same through the batch writer (pcq_put_data_instance_u64, pcq_put_values_u64). */
+/* The same an instance a call (pcq_put_data_instance_u64; pcq_put_values_u64
+ * for a type 1 or 2 block's values). */
+int bench_encode_instances(const bench_content *c, uint8_t *dst, size_t cap, size_t *len);
+/* The same through the batch writer: a type 4 or 6 block's instances in one
+ * call (pcq_put_data_instances_u64), a type 1 or 2 block's values in one. */
 int bench_encode_batch(const bench_content *c, uint8_t *dst, size_t cap, size_t *len);
 /* The same with the older sample (old_vals, old_hdr). */
 int bench_encode_older(const bench_content *c, uint8_t *dst, size_t cap, size_t *len);
