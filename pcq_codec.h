@@ -563,7 +563,8 @@ PCQ_API void pcq_guid_read(const uint8_t *p, pcq_guid *out);
 /* ------------------------------------------------------------------------ */
 /* instances (§2.2.4.5, §3.1.4.1.3 Figure 3) and identifiers (§2.2.4.6).    */
 /* ------------------------------------------------------------------------ */
-/* One _PERF_INSTANCE_HEADER of an opnum 2 reply (§2.2.4.5) and its name. */
+/* One _PERF_INSTANCE_HEADER of an opnum 2 reply (§2.2.4.5) and its name.
+ * pcq_put_data_instances_u64 takes its instance_id and name. */
 typedef struct pcq_instance {
     uint32_t size, instance_id;
     pcq_bytes name; /* UTF-16LE, without the NUL */
