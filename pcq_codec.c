@@ -4745,7 +4745,9 @@ int pcq_put_data_instances_u64(pcq_writer *w, const pcq_instance *inst, uint32_t
 
     if (rc != PCQ_OK) return rc;
     if (inst == NULL && ninst != 0) return wr_fail(w, PCQ_ERR_INVALID_ARG);
-    for (j = 0; sizes != NULL && j < n; j++) bad |= (uint8_t)(sizes[j] - 4u) & ~4u; /* 4 or 8 */
+    /* the sizes once, for the fast loop; only when n is the block's count (else
+     * the checked call refuses n before it reads an array of n) */
+    for (j = 0; sizes != NULL && n == w->want_values && j < n; j++) bad |= (uint8_t)(sizes[j] - 4u) & ~4u;
     while (i < ninst && w->err == PCQ_OK) {
         /* values of instance i: n a row (values NULL only with n 0, which
          * the checked call takes and judges) */

@@ -1312,9 +1312,9 @@ int main(int argc, char **argv)
         "reading every value; sum = a plain loop adding every 8-byte word (what reading the buffer\n"
         "costs, no check); mcpy = memcpy time / its time (100%% = as fast as memcpy of the same\n"
         "buffer); encode = pcq_writer a call a value, enci = an instance a call, encb = the batch writer\n"
-        "(a block's instances a call); cook =\n"
-        "pcq_calc_cook of two samples, column = pcq_calc_cook_column a counter at a time, hand = the same\n"
-        "formulas inline over the raw bytes; heap calls inside measured batches.\n");
+        "(a block's instances a call); cook = pcq_calc_cook of two samples, column = pcq_calc_cook_column\n"
+        "a counter at a time, hand = the same formulas inline over the raw bytes; heap calls inside\n"
+        "measured batches.\n");
     {
         size_t k2, checked = 0, bad = 0;
         double worst = 0;

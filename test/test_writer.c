@@ -1689,7 +1689,7 @@ static void test_block_call_errors(void)
 {
     static const uint32_t ids[2] = {1, 2};
     static const uint64_t v[6] = {1, 2, 3, 4, 5, 6};
-    static const uint8_t bad[2] = {8, 5};
+    static const uint8_t bad[2] = {8, 5}, two_sizes[2] = {8, 4};
     static const uint8_t nul_name[6] = {0x61, 0, 0, 0, 0x62, 0};
     uint8_t buf[512], name[16];
     pcq_instance inst[3];
@@ -1760,6 +1760,12 @@ static void test_block_call_errors(void)
     block6(&w);
     expect_after("three values a row for two counters", &w,
                  pcq_put_data_instances_u64(&w, inst, 2, v, NULL, 3), PCQ_ERR_STATE);
+    pcq_writer_init(&w, buf, sizeof buf);
+    block6(&w);
+    /* sizes for the block's two counters: a wrong n must not read a third
+     * (the sanitizer builds see a read past the array) */
+    expect_after("three values a row, two sizes", &w,
+                 pcq_put_data_instances_u64(&w, inst, 2, v, two_sizes, 3), PCQ_ERR_STATE);
     pcq_writer_init(&w, buf, sizeof buf);
     block6(&w);
     expect_after("one value a row for two counters", &w,
