@@ -88,6 +88,20 @@ static void put_data_instance_a(pcq_writer *w, uint32_t id, const char *name)
     pcq_put_data_instance(w, id, b, u16(name, b));
 }
 
+/* n instances for pcq_put_data_instances_u64: InstanceIds id0, id0 + 1, ...
+ * and the ASCII names as UTF-16LE in buf (32 bytes each). */
+static void instances_a(pcq_instance *inst, uint8_t (*buf)[32], const char *const *names, uint32_t n,
+                        uint32_t id0)
+{
+    uint32_t i;
+    memset(inst, 0, n * sizeof *inst);
+    for (i = 0; i < n; i++) {
+        inst[i].instance_id = id0 + i;
+        inst[i].name.ptr = buf[i];
+        inst[i].name.len = u16(names[i], buf[i]);
+    }
+}
+
 static const pcq_guid guid_pcq = {/* da5a86c5-12c2-4943-ab30-7f74a813d853 */
                                   0xda5a86c5u,
                                   0x12c2,
@@ -662,11 +676,8 @@ static void b_data_names_block(pcq_writer *w)
     pcq_instance inst[5];
     uint64_t v[10];
     uint32_t i;
-    memset(inst, 0, sizeof inst);
+    instances_a(inst, b, names_a, 5, 10);
     for (i = 0; i < 5; i++) {
-        inst[i].instance_id = 10 + i;
-        inst[i].name.ptr = b[i];
-        inst[i].name.len = u16(names_a[i], b[i]);
         v[2 * i] = 0xFFFFFFFF00000000u + i + 1; /* a 4-byte value: the upper half is not written */
         v[2 * i + 1] = 0x1000000000u + i;
     }
@@ -757,56 +768,40 @@ static const char x_data_names[] =
  * zero padding), then a type 6 block of two (an 8- and a 4-byte value). The
  * names: 4 and 6 bytes (one word with the NUL and padding), 22 bytes (the
  * 48-byte instance of a "Thread" reply), 18 bytes, empty. */
+static const uint32_t bc_ids[2] = {5, 6};
+static const uint8_t bc_s4 = 4, bc_sz[2] = {8, 4};
+static const uint64_t bc_v4[3] = {0xFFFFFFFF00000001u, 0xAAAAAAAA00000002u, 0x123456789ABCDEF0u};
+static const uint64_t bc_v6[4] = {0x1122334455667788u, 0xFFFFFFFF00000003u, 5, 0x100000004u};
+static const char *const bc_names[5] = {"ab", "0,0", "thread_0001", "Processor", ""};
 static void b_data_block_call(pcq_writer *w)
 {
-    static const uint32_t ids[2] = {5, 6};
-    static const uint8_t s4 = 4, sz[2] = {8, 4};
-    static const uint64_t v4[3] = {0xFFFFFFFF00000001u, 0xAAAAAAAA00000002u, 0x123456789ABCDEF0u};
-    static const uint64_t v6[4] = {0x1122334455667788u, 0xFFFFFFFF00000003u, 5, 0x100000004u};
-    static const char *const names4[3] = {"ab", "0,0", "thread_0001"}, *const names6[2] = {"Processor", ""};
     static uint8_t b[5][32];
     pcq_instance a[3], c[2];
-    uint32_t i;
-    memset(a, 0, sizeof a);
-    memset(c, 0, sizeof c);
-    for (i = 0; i < 3; i++) {
-        a[i].instance_id = 7 + i;
-        a[i].name.ptr = b[i];
-        a[i].name.len = u16(names4[i], b[i]);
-    }
-    for (i = 0; i < 2; i++) {
-        c[i].instance_id = 1 + i;
-        c[i].name.ptr = b[3 + i];
-        c[i].name.len = u16(names6[i], b[3 + i]);
-        c[i].size = 0xDEAD; /* not read */
-    }
+    instances_a(a, b, bc_names, 3, 7);
+    instances_a(c, b + 3, bc_names + 3, 2, 1);
+    c[0].size = c[1].size = 0xDEAD; /* not read */
     begin_hdr(w);
     pcq_begin_block(w, PCQ_PERF_MULTI_INSTANCES, 0, NULL, 0);
-    pcq_put_data_instances_u64(w, a, 3, v4, &s4, 1);
+    pcq_put_data_instances_u64(w, a, 3, bc_v4, &bc_s4, 1);
     pcq_end_block(w);
-    pcq_begin_block(w, PCQ_PERF_COUNTERSET, 0, ids, 2);
-    pcq_put_data_instances_u64(w, c, 0, v6, sz, 2); /* none: no error, nothing written */
-    pcq_put_data_instances_u64(w, c, 2, v6, sz, 2);
+    pcq_begin_block(w, PCQ_PERF_COUNTERSET, 0, bc_ids, 2);
+    pcq_put_data_instances_u64(w, c, 0, bc_v6, bc_sz, 2); /* none: no error, nothing written */
+    pcq_put_data_instances_u64(w, c, 2, bc_v6, bc_sz, 2);
     pcq_end_block(w);
     pcq_end_data(w);
 }
 /* The same, an instance a call (pcq_put_data_instance_u64). */
 static void b_data_block_call_each(pcq_writer *w)
 {
-    static const uint32_t ids[2] = {5, 6};
-    static const uint8_t s4 = 4, sz[2] = {8, 4};
-    static const uint64_t v4[3] = {0xFFFFFFFF00000001u, 0xAAAAAAAA00000002u, 0x123456789ABCDEF0u};
-    static const uint64_t v6[4] = {0x1122334455667788u, 0xFFFFFFFF00000003u, 5, 0x100000004u};
     uint8_t b[32];
+    uint32_t i;
     begin_hdr(w);
     pcq_begin_block(w, PCQ_PERF_MULTI_INSTANCES, 0, NULL, 0);
-    pcq_put_data_instance_u64(w, 7, b, u16("ab", b), v4, &s4, 1);
-    pcq_put_data_instance_u64(w, 8, b, u16("0,0", b), v4 + 1, &s4, 1);
-    pcq_put_data_instance_u64(w, 9, b, u16("thread_0001", b), v4 + 2, &s4, 1);
+    for (i = 0; i < 3; i++) pcq_put_data_instance_u64(w, 7 + i, b, u16(bc_names[i], b), bc_v4 + i, &bc_s4, 1);
     pcq_end_block(w);
-    pcq_begin_block(w, PCQ_PERF_COUNTERSET, 0, ids, 2);
-    pcq_put_data_instance_u64(w, 1, b, u16("Processor", b), v6, sz, 2);
-    pcq_put_data_instance_u64(w, 2, b, u16("", b), v6 + 2, sz, 2);
+    pcq_begin_block(w, PCQ_PERF_COUNTERSET, 0, bc_ids, 2);
+    for (i = 0; i < 2; i++)
+        pcq_put_data_instance_u64(w, 1 + i, b, u16(bc_names[3 + i], b), bc_v6 + 2 * i, bc_sz, 2);
     pcq_end_block(w);
     pcq_end_data(w);
 }
@@ -880,13 +875,7 @@ static void b_data_no_counters_block(pcq_writer *w)
     static uint8_t b[3][32];
     static const char *const names[3] = {"abcd", "a", "Processor"};
     pcq_instance inst[3];
-    uint32_t i;
-    memset(inst, 0, sizeof inst);
-    for (i = 0; i < 3; i++) {
-        inst[i].instance_id = 1 + i;
-        inst[i].name.ptr = b[i];
-        inst[i].name.len = u16(names[i], b[i]);
-    }
+    instances_a(inst, b, names, 3, 1);
     begin_hdr(w);
     pcq_begin_block(w, PCQ_PERF_COUNTERSET, 0, NULL, 0);
     pcq_put_data_instances_u64(w, inst, 3, NULL, NULL, 0);
