@@ -721,6 +721,88 @@ static int build_packed_loose_one(hcase *h, size_t size)
     return build_packed_cook(h, size, PACK_LOOSE | PACK_ONE_ID);
 }
 
+/* The cooks whose every row looks its related counters up outside its
+ * instance's values and finds none: a PERF_COUNTERSET block of k counters
+ * (ids 1..k) and n packed instances of 10 + 8 k bytes (a NUL name, values of
+ * no data), the older sample's InstanceIds reversed, and a single-counter
+ * block after it (a value outside every instance: the sample is indexed,
+ * D12). The counterset-info has k + 2 counters of `type`, whose BaseCounterId
+ * and PerfTimeId are k + 1 and PerfFreqId and MultiId k + 2: two counters in
+ * no block, each searched among an instance's values. */
+static uint8_t *related_buf(uint32_t n, uint32_t k, int older, size_t *len)
+{
+    size_t inst = 10 + 8 * (size_t)k, ids = (8 + 4 * (size_t)k + 7) & ~(size_t)7;
+    size_t block = 16 + ids + 8 + inst * n, total = 48 + block + 32, at;
+    uint8_t *b = (uint8_t *)xmalloc(total);
+    uint32_t i, j;
+    memset(b, 0, total);
+    st32(b, (uint32_t)total);
+    st32(b + 4, 2);
+    st32(b + 24, 1000); /* PerfFreq */
+    st32(b + 48 + 4, PCQ_PERF_COUNTERSET);
+    st32(b + 48 + 8, (uint32_t)block);
+    st32(b + 48 + 16, (uint32_t)ids); /* _PERF_MULTI_COUNTERS */
+    st32(b + 48 + 20, k);
+    for (j = 0; j < k; j++) st32(b + 48 + 24 + 4 * (size_t)j, j + 1);
+    at = 48 + 16 + ids;
+    st32(b + at, (uint32_t)(block - 16 - ids)); /* _PERF_MULTI_INSTANCES */
+    st32(b + at + 4, n);
+    for (at += 8, i = 0; i < n; i++, at += inst) {
+        st32(b + at, 10);
+        st32(b + at + 4, older ? n - 1 - i : i);
+        for (j = 0; j < k; j++) st32(b + at + 10 + 8 * (size_t)j + 4, 8); /* dwSize 8, dwDataSize 0 */
+    }
+    st32(b + at + 4, PCQ_PERF_SINGLE_COUNTER); /* a 4-byte value */
+    st32(b + at + 8, 32);
+    st32(b + at + 16, 4);
+    st32(b + at + 20, 16);
+    st32(b + at + 24, 7);
+    *len = total;
+    return b;
+}
+
+static int build_related_cook(hcase *h, size_t size, uint32_t type, uint32_t k)
+{
+    uint32_t n = (uint32_t)(size / 2 / (10 + 8 * (size_t)k)), i;
+    size_t cap = 64 + 48 * (size_t)(k + 2);
+    pcq_counterset_reg set;
+    pcq_counter_reg c;
+    pcq_writer w;
+    h->a = (uint8_t *)xmalloc(cap);
+    memset(&set, 0, sizeof set);
+    set.detail_level = 100;
+    set.num_counters = k + 2;
+    set.instance_type = 2;
+    pcq_writer_init(&w, h->a, cap);
+    pcq_put_counterset_reg(&w, &set);
+    for (i = 0; i < k + 2; i++) {
+        memset(&c, 0, sizeof c);
+        c.counter_id = i + 1;
+        c.type = type;
+        c.detail_level = 100;
+        c.base_counter_id = c.perf_time_id = k + 1;
+        c.perf_freq_id = c.multi_id = k + 2;
+        pcq_put_counter_reg(&w, &c);
+    }
+    if (pcq_writer_finish(&w, &h->alen) != PCQ_OK) return -1;
+    h->b = related_buf(n, k, 1, &h->blen);
+    h->c = related_buf(n, k, 0, &h->clen);
+    block1_counter1(h);
+    return cook_inputs(h);
+}
+
+/* PERF_ELAPSED_TIME, a one-sample type of two related counters (PerfTimeId,
+ * PerfFreqId), and PERF_AVERAGE_TIMER, a two-sample type of one (its base),
+ * two counters an instance (the most rows a byte with their searches). */
+static int build_elapsed_loose(hcase *h, size_t size)
+{
+    return build_related_cook(h, size, 0x30240500u, 2);
+}
+static int build_average_loose(hcase *h, size_t size)
+{
+    return build_related_cook(h, size, 0x30020400u, 2);
+}
+
 /* Instances whose names differ but whose cook hashes agree (D12), the names
  * computed back from the hashes (test/cook_hashes.h). Packed as packed_buf's
  * (Size 18: the header, 4 units and a NUL; a value of no data), one
@@ -923,6 +1005,10 @@ static hcase cases[] = {
     {.name = "cook-packed-middle", .kind = PCQ_KIND_DATA, .modes = M_COOK, .build = build_packed_middle,
      .expect = PCQ_OK, .expect_strict = PCQ_OK},
     {.name = "cook-packed-loose-one", .kind = PCQ_KIND_DATA, .modes = M_COOK, .build = build_packed_loose_one,
+     .expect = PCQ_OK, .expect_strict = PCQ_OK},
+    {.name = "cook-elapsed-loose", .kind = PCQ_KIND_DATA, .modes = M_COOK, .build = build_elapsed_loose,
+     .expect = PCQ_OK, .expect_strict = PCQ_OK},
+    {.name = "cook-average-loose", .kind = PCQ_KIND_DATA, .modes = M_COOK, .build = build_average_loose,
      .expect = PCQ_OK, .expect_strict = PCQ_OK},
     {.name = "cook-collide", .kind = PCQ_KIND_DATA, .modes = M_COOK, .build = build_collide,
      .expect = PCQ_OK, .expect_strict = PCQ_OK},
