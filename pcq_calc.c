@@ -1333,6 +1333,19 @@ PCQ_INLINE_ uint32_t gv_read(const pcq_data *d, const cgroup *g, uint32_t n, cva
     return k;
 }
 
+/* idx[0..n) by vid[idx[i]], stable: radix_idx's insertion sort for a few
+ * entries, on the ids themselves (an instance's values, two in the worst
+ * case: bench/hostile.c cook-average-loose), without their keys filled. */
+static void ids_insertion(uint32_t *idx, size_t n, const uint32_t *vid)
+{
+    size_t i, j;
+    for (i = 1; i < n; i++) {
+        uint32_t e = idx[i];
+        for (j = i; j > 0 && vid[idx[j - 1]] > vid[e]; j--) idx[j] = idx[j - 1];
+        idx[j] = e;
+    }
+}
+
 /* vord: the k values of s (vval; group i's from refs[i].vfirst to vend)
  * by (instance rank, counter id), the first in wire order of each id of an
  * instance alone (the one find_loose returns), and rank_at[r] where rank r
@@ -1364,9 +1377,11 @@ static void value_index(csample *s, cmem *m, size_t k, uint32_t nranks)
         }
         at[r] = out; /* where it starts now (at[r + 1] still where the next started) */
         if (n == 0) continue;
-        if (n > 1) {
+        if (n >= 32) {
             for (i = 0; i < n; i++) key[vord[b + i]] = vid[vord[b + i]];
             radix_idx(vord + b, tmp, n, key);
+        } else {
+            ids_insertion(vord + b, n, vid);
         }
         vord[out++] = vord[b];
         for (id = vid[vord[b]], i = 1; i < n; i++)
@@ -1424,22 +1439,42 @@ static void sample_index(csample *s, cmem *m, int values, gwalk *from, const cgr
     value_index(s, m, k, nranks);
 }
 
-/* The first value of counter id among the groups of the instance of group
- * `ordinal` of the loose sample s, in wire order: 1, or 0. */
-PCQ_INLINE_ int find_loose(const csample *s, uint32_t ordinal, uint32_t id, cval *out)
+/* The values a related counter is searched among: the first in wire order
+ * of each counter id of one instance of a loose sample, by id (value_index),
+ * found once a group rather than once a search. */
+typedef struct lrange {
+    const csample *s;
+    const uint32_t *a; /* into s->vord */
+    uint32_t n;
+} lrange;
+
+/* The instance of group `ordinal` of sample s: none when s is not loose. */
+static CALC_INLINE void loose_range(const csample *s, uint32_t ordinal, lrange *r)
 {
-    uint32_t rank = s->refs[ordinal].rank;
-    const uint32_t *a = s->vord + s->rank_at[rank]; /* the instance's first value of each id, by id */
-    size_t lo = 0, hi = s->rank_at[rank + 1] - s->rank_at[rank];
-    while (lo < hi) { /* the first of id: a search by halves among them alone */
+    uint32_t rank;
+    r->s = s;
+    r->a = NULL;
+    r->n = 0;
+    if (!s->loose) return;
+    rank = s->refs[ordinal].rank;
+    r->a = s->vord + s->rank_at[rank];
+    r->n = s->rank_at[rank + 1] - s->rank_at[rank];
+}
+
+/* The value of counter id in r, by halves: 1, or 0. */
+PCQ_INLINE_ int find_loose(const lrange *r, uint32_t id, cval *out)
+{
+    const uint32_t *vid = r->s->vid;
+    size_t lo = 0, hi = r->n;
+    while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        if (s->vid[a[mid]] < id)
+        if (vid[r->a[mid]] < id)
             lo = mid + 1;
         else
             hi = mid;
     }
-    if (lo == s->rank_at[rank + 1] - s->rank_at[rank] || s->vid[a[lo]] != id) return 0;
-    *out = s->vval[a[lo]];
+    if (lo == r->n || vid[r->a[lo]] != id) return 0;
+    *out = r->s->vval[r->a[lo]];
     return 1;
 }
 
@@ -1701,18 +1736,19 @@ static CALC_INLINE const cval *indexed_group(const csample *s, uint32_t gi, uint
 /* The related values col needs, into s: at positions rel of the group's
  * values v (m of them); one outside the group, in a loose sample, from its
  * index (the first in wire order of the group's instance). */
-PCQ_INLINE_ void col_related(const csample *smp, uint32_t ordinal, const cval *v, uint32_t m, const ccol *col,
+PCQ_INLINE_ void col_related(const lrange *lr, const cval *v, uint32_t m, const ccol *col,
                              const uint32_t *rel, pcq_calc_sample *s)
 {
+    static const uint8_t low[16] = {0, 0, 1, 0, 2, 0, 1, 0, 3, 0, 1, 0, 2, 0, 1, 0}; /* the lowest bit of i */
     unsigned need, k;
     cval x;
-    for (need = col->need; need != 0; need &= need - 1u) { /* k: its lowest bit */
-        k = need & 1u ? 0 : need & 2u ? 1 : need & 4u ? 2 : 3;
+    for (need = col->need & 15u; need != 0; need &= need - 1u) {
+        k = low[need];
         if (rel[k] != NO_POS && PCQ_ALWAYS(rel[k] < m)) { /* m: every value of the list */
             set_related(s, k, &v[rel[k]]);
             continue;
         }
-        if (smp->loose && find_loose(smp, ordinal, col->rid[k], &x)) set_related(s, k, &x);
+        if (find_loose(lr, col->rid[k], &x)) set_related(s, k, &x);
     }
 }
 
@@ -1725,6 +1761,7 @@ static int cook_columns(cook_ctx *c, const cgroup *g, uint32_t gi, const cgroup 
     const cval *nv = cs->nv, *ov = cs->ov; /* a group's values: read there, or in place in an index */
     pcq_calc_sample ns, os;
     pcq_calc_row tmpl;
+    lrange nl, ol = {NULL, NULL, 0};
     uint32_t j, m, om = 0;
     if (!same_list(cs->have, cs->ids, g->blk->counter_ids)) columns_make(cs, &c->cc, g->blk);
     if (og != NULL && !same_list(cs->ohave, cs->oids, og->blk->counter_ids)) columns_older(cs, og->blk);
@@ -1738,6 +1775,8 @@ static int cook_columns(cook_ctx *c, const cgroup *g, uint32_t gi, const cgroup 
         om = gv_read(c->older, og, og->blk->num_counters, cs->ov, NULL);
     sample_clocks(c->nw.d, &ns);
     if (og != NULL) sample_clocks(c->older, &os);
+    loose_range(&c->nw, gi, &nl);
+    if (og != NULL) loose_range(&c->old, ogi, &ol);
     row_start(&tmpl, g, 0, 0);
     for (j = 0; j < m; j++) {
         const ccol *col = &cs->col[j];
@@ -1748,14 +1787,15 @@ static int cook_columns(cook_ctx *c, const cgroup *g, uint32_t gi, const cgroup 
                                  "counter id not in the counterset-info");
         ns.value = nv[j].u64;
         ns.value_size = nv[j].size;
-        if (col->need) col_related(&c->nw, gi, nv, m, col, col->rel, &ns);
-        /* A one-sample type never looks at the older sample: it is built
-         * only to look up its related counters. */
-        have_old = og != NULL && col->opos != NO_POS && PCQ_ALWAYS(col->opos < om) && (col->two || col->need);
+        if (col->need) col_related(&nl, nv, m, col, col->rel, &ns);
+        /* A one-sample type never looks at the older sample (precheck,
+         * formula): its related counters are not looked up there either
+         * (bench/hostile.c cook-elapsed-loose). */
+        have_old = og != NULL && col->two && col->opos != NO_POS && PCQ_ALWAYS(col->opos < om);
         if (have_old) {
             os.value = ov[col->opos].u64;
             os.value_size = ov[col->opos].size;
-            if (col->need) col_related(&c->old, ogi, ov, om, col, col->orel, &os);
+            if (col->need) col_related(&ol, ov, om, col, col->orel, &os);
         }
         *row = tmpl;
         row->counter_id = col->id;
@@ -1781,7 +1821,9 @@ static void single_sample(const csample *smp, const pcq_data *d, uint32_t gi, co
 {
     const pcq_calc_type *t = pcq_calc_type_info(r->type);
     unsigned need = needs_of(t, r->type), k;
+    lrange lr;
     cval x;
+    loose_range(smp, gi, &lr);
     sample_clocks(d, s);
     s->value = v->u64;
     s->value_size = v->size;
@@ -1790,7 +1832,7 @@ static void single_sample(const csample *smp, const pcq_data *d, uint32_t gi, co
         if (!(need >> k & 1u)) continue;
         if (id == r->counter_id)
             set_related(s, k, v);
-        else if (find_loose(smp, gi, id, &x))
+        else if (find_loose(&lr, id, &x))
             set_related(s, k, &x);
     }
 }
@@ -1802,8 +1844,10 @@ static int cook_single(cook_ctx *c, const cgroup *g, uint32_t gi, const cgroup *
     pcq_calc_row *row = &rows[*n];
     pcq_counter_reg r;
     pcq_calc_sample ns, os;
+    const pcq_calc_type *t;
     const cval *v, *ov;
     uint32_t index, m, om;
+    int have_old;
     /* a single group is in a loose sample, indexed with its value: read it there */
     v = indexed_group(&c->nw, gi, 1, &m);
     if (!find_reg(&c->cc, g->one_id, 0, &r, &index))
@@ -1811,7 +1855,9 @@ static int cook_single(cook_ctx *c, const cgroup *g, uint32_t gi, const cgroup *
                              "counter id not in the counterset-info");
     if (PCQ_NEVER(m == 0)) return 0;
     single_sample(&c->nw, c->nw.d, gi, v, &r, &ns);
-    if (og != NULL) { /* the same counter: same_group */
+    t = pcq_calc_type_info(r.type);
+    have_old = og != NULL && t != NULL && t->samples == 2; /* as cook_columns: a one-sample type, none */
+    if (have_old) {                                        /* the same counter: same_group */
         ov = indexed_group(&c->old, ogi, 1, &om);
         if (PCQ_NEVER(om == 0)) return 0;
         single_sample(&c->old, c->older, ogi, ov, &r, &os);
@@ -1820,8 +1866,8 @@ static int cook_single(cook_ctx *c, const cgroup *g, uint32_t gi, const cgroup *
     row->type = r.type;
     row->info_index = index;
     row->attrib = r.attrib;
-    row->status = calc_eval(pcq_calc_type_info(r.type), r.default_scale, og != NULL ? &os : NULL, &ns,
-                            c->flags, &row->value, &row->notes);
+    row->status = calc_eval(t, r.default_scale, have_old ? &os : NULL, &ns, c->flags, &row->value,
+                            &row->notes);
     base_zero(row, ns.value);
     (*n)++;
     return 0;

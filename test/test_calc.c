@@ -1416,6 +1416,101 @@ static void test_cook_related_elsewhere(void)
     }
 }
 
+/* Instances x (7) and y (8): counters 40, 3, 1 and 4, in that order, in a
+ * PERF_COUNTERSET block (block 0); counter 2 (a time) in a type 4 block
+ * (block 1) listing y first; with `base`, counter 5 in another (block 2).
+ * Counters 1 and 4 are one-sample types whose related counters are outside
+ * block 0's list for some of them. */
+static void one_sample_data(wbuf *w, uint64_t time, int base, const uint64_t *n1, const uint32_t *n4)
+{
+    static const uint32_t list[4] = {40, 3, 1, 4};
+    static const char *const names[2] = {"x", "y"};
+    size_t b, mi;
+    uint32_t k, j;
+    data_begin(w, 1000, 0, 1000u);
+    b = block_begin(w, 6);
+    multi_counters(w, list, 4);
+    mi = multi_instances_begin(w);
+    for (k = 0; k < 2; k++) {
+        instance(w, 7 + k, names[k]);
+        value32(w, 99);      /* 40 */
+        value64(w, 1000000); /* 3: Fo */
+        value64(w, n1[k]);   /* 1 */
+        value32(w, n4[k]);   /* 4 */
+    }
+    multi_instances_end(w, mi, 2);
+    block_end(w, b);
+    for (j = 1; j <= (base ? 2u : 1u); j++) {
+        b = block_begin(w, 4);
+        mi = multi_instances_begin(w);
+        for (k = 2; k-- > 0;) { /* y, then x */
+            instance(w, 7 + k, names[k]);
+            if (j == 1)
+                value64(w, time); /* 2: To */
+            else
+                value32(w, k ? 40 : 120); /* 5: the base */
+        }
+        multi_instances_end(w, mi, 2);
+        block_end(w, b);
+    }
+    data_end(w, base ? 3 : 2);
+}
+
+/* One-sample types (PERF_ELAPSED_TIME, PERF_RAW_FRACTION) whose related
+ * counters sit in other blocks of the instance (a loose sample): their rows
+ * come from the newer sample alone, whatever the older one holds (another
+ * time; no base at all), as pcq_calc_value's. The instances' values are
+ * found by id in a list out of id order. */
+static void test_cook_one_sample_related(void)
+{
+    wbuf wi, wo, wn;
+    pcq_counterset_info info;
+    pcq_data od, nd;
+    static pcq_calc_row rows[160];
+    pcq_identifier ids[2];
+    static const uint64_t n1[2] = {1000000, 2000000}, o1[2] = {1, 1};
+    static const uint32_t n4[2] = {30, 30}, o4[2] = {1, 1};
+    size_t n = 0;
+    int rc;
+    info_begin(&wi, 6, 2);
+    info_counter(&wi, 1, 0x30240500, 0, 0, 0, 2, 3, 0, 0); /* ELAPSED_TIME: To 2, Fo 3 */
+    info_counter(&wi, 2, 0x00010100, 0, 0, 0, 0, 0, 0, 0); /* LARGE_RAWCOUNT */
+    info_counter(&wi, 3, 0x00010100, 0, 0, 0, 0, 0, 0, 0);
+    info_counter(&wi, 4, 0x20020400, 0, 0, 5, 0, 0, 0, 0);  /* RAW_FRACTION over 5 */
+    info_counter(&wi, 5, 0x40030403, 0, 0, 0, 0, 0, 0, 0);  /* RAW_BASE */
+    info_counter(&wi, 40, 0x00010000, 0, 0, 0, 0, 0, 0, 0); /* RAWCOUNT */
+    memset(ids, 0, sizeof ids);
+    ids[0].counter_id = 2;
+    ids[0].index = 1;
+    ids[1].counter_id = 5;
+    ids[1].index = 2;
+    one_sample_data(&wo, 1, 0, o1, o4);
+    one_sample_data(&wn, 5000000, 1, n1, n4);
+    if (decode_info(&wi, &info) || decode_data(&wo, &od) || decode_data(&wn, &nd)) return;
+    rc = pcq_calc_cook(&info, &od, &nd, ids, 2, 0, rows, CAP(rows), &n, NULL);
+    TL_CHECK(rc == PCQ_OK && n == 12, "one-sample: %s, %zu rows", pcq_status_name(rc), n);
+    /* (To - N) / Fo: x (5,000,000 - 1,000,000) / 1,000,000, y (5 - 2) / 1 */
+    ROW(1, "x", 0, PCQ_CALC_OK, 4.0);
+    ROW(1, "y", 0, PCQ_CALC_OK, 3.0);
+    /* 100 N / B: x 100 x 30 / 120, y 100 x 30 / 40; the older has no base */
+    ROW(4, "x", 0, PCQ_CALC_OK, 25.0);
+    ROW(4, "y", 0, PCQ_CALC_OK, 75.0);
+    ROW(2, "y", 0, PCQ_CALC_OK, 5000000.0);
+    /* Without an older sample: the same. */
+    rc = pcq_calc_cook(&info, NULL, &nd, ids, 2, 0, rows, CAP(rows), &n, NULL);
+    TL_CHECK(rc == PCQ_OK && n == 12, "one-sample, no older: %s, %zu rows", pcq_status_name(rc), n);
+    ROW(1, "x", 0, PCQ_CALC_OK, 4.0);
+    ROW(4, "y", 0, PCQ_CALC_OK, 75.0);
+    /* The newer without its base: 4 misses it, whatever the older holds. */
+    one_sample_data(&wn, 5000000, 0, n1, n4);
+    one_sample_data(&wo, 1, 1, o1, o4);
+    if (decode_data(&wo, &od) || decode_data(&wn, &nd)) return;
+    rc = pcq_calc_cook(&info, &od, &nd, ids, 2, 0, rows, CAP(rows), &n, NULL);
+    TL_CHECK(rc == PCQ_OK && n == 10, "one-sample, newer without base: %s, %zu rows", pcq_status_name(rc), n);
+    ROW(4, "x", 0, PCQ_CALC_MISSING_RELATED, 0);
+    ROW(1, "y", 0, PCQ_CALC_OK, 3.0);
+}
+
 /* 70 counters: more than the cook keeps columns for (the general path).
  * Id 0 is an AVERAGE_BASE, 68 an AVERAGE_BULK over it, 69 a COUNTER_COUNTER,
  * the others RAWCOUNT with value k (older) and 2k (newer). */
@@ -2409,7 +2504,7 @@ static int ap_same(const ap_inst *a, const ap_inst *b)
 static size_t ap_occ(const ap_inst *v, size_t i)
 {
     size_t k, o = 0;
-    for (k = 0; k < i; k++) o += ap_same(&v[k], &v[i]);
+    for (k = 0; k < i; k++) o += (size_t)ap_same(&v[k], &v[i]);
     return o;
 }
 
@@ -2872,6 +2967,7 @@ int main(void)
     test_cook_single_blocks();
     test_cook_counter_order();
     test_cook_related_elsewhere();
+    test_cook_one_sample_related();
     test_cook_long_list();
     test_cook_long_list_one_side();
     test_cook_empty_list();
