@@ -1656,6 +1656,13 @@ typedef struct cook_ctx {
     uint32_t agree;        /* not lockstep: the leading groups the samples list alike, cooked in lockstep */
     unsigned flags;
     pcq_error *err;
+    struct {                 /* the counter of the last single group cooked (cook_single), */
+        int have;            /* ... looked up once for a run of groups of one counter */
+        uint32_t id, index;  /* ... (a type 4 block's instances) */
+        pcq_counter_reg r;
+        const pcq_calc_type *t;
+        unsigned need;
+    } one;
     colset cols;
     gwalk wn, wo;  /* where the lockstep test stopped (agree < groups): past the first groups that differ, */
     cgroup xn, xo; /* ... which these are (the first the join takes) */
@@ -1813,14 +1820,14 @@ static int cook_columns(cook_ctx *c, const cgroup *g, uint32_t gi, const cgroup 
     return 0;
 }
 
-/* One sample of single group g (ordinal gi) of counter r: its value, and
- * its related values (the value itself when it is one, else from the loose
- * index: a single group only exists in a loose sample). */
+/* One sample of single group g (ordinal gi) of counter r (type t, needs
+ * `need`): its value, and its related values (the value itself when it is
+ * one, else from the loose index: a single group only exists in a loose
+ * sample). */
 static void single_sample(const csample *smp, const pcq_data *d, uint32_t gi, const cval *v,
-                          const pcq_counter_reg *r, pcq_calc_sample *s)
+                          const pcq_counter_reg *r, unsigned need, pcq_calc_sample *s)
 {
-    const pcq_calc_type *t = pcq_calc_type_info(r->type);
-    unsigned need = needs_of(t, r->type), k;
+    unsigned k;
     lrange lr;
     cval x;
     loose_range(smp, gi, &lr);
@@ -1842,31 +1849,36 @@ static int cook_single(cook_ctx *c, const cgroup *g, uint32_t gi, const cgroup *
                        pcq_calc_row *rows, size_t *n)
 {
     pcq_calc_row *row = &rows[*n];
-    pcq_counter_reg r;
     pcq_calc_sample ns, os;
-    const pcq_calc_type *t;
     const cval *v, *ov;
-    uint32_t index, m, om;
+    uint32_t m, om;
     int have_old;
     /* a single group is in a loose sample, indexed with its value: read it there */
     v = indexed_group(&c->nw, gi, 1, &m);
-    if (!find_reg(&c->cc, g->one_id, 0, &r, &index))
-        return pcq_error_set(c->err, PCQ_ERR_INVALID_ARG, id_offset(c->nw.d, g, 0),
-                             "counter id not in the counterset-info");
+    if (!c->one.have || c->one.id != g->one_id) { /* its counter: once for a run of one counter's groups */
+        c->one.have = 0;
+        if (!find_reg(&c->cc, g->one_id, 0, &c->one.r, &c->one.index))
+            return pcq_error_set(c->err, PCQ_ERR_INVALID_ARG, id_offset(c->nw.d, g, 0),
+                                 "counter id not in the counterset-info");
+        c->one.have = 1;
+        c->one.id = g->one_id;
+        c->one.t = pcq_calc_type_info(c->one.r.type);
+        c->one.need = needs_of(c->one.t, c->one.r.type);
+    }
     if (PCQ_NEVER(m == 0)) return 0;
-    single_sample(&c->nw, c->nw.d, gi, v, &r, &ns);
-    t = pcq_calc_type_info(r.type);
-    have_old = og != NULL && t != NULL && t->samples == 2; /* as cook_columns: a one-sample type, none */
-    if (have_old) {                                        /* the same counter: same_group */
+    single_sample(&c->nw, c->nw.d, gi, v, &c->one.r, c->one.need, &ns);
+    /* as cook_columns: a one-sample type never looks at the older sample */
+    have_old = og != NULL && c->one.t != NULL && c->one.t->samples == 2;
+    if (have_old) { /* the same counter: same_group */
         ov = indexed_group(&c->old, ogi, 1, &om);
         if (PCQ_NEVER(om == 0)) return 0;
-        single_sample(&c->old, c->older, ogi, ov, &r, &os);
+        single_sample(&c->old, c->older, ogi, ov, &c->one.r, c->one.need, &os);
     }
     row_start(row, g, g->one_id, v->offset);
-    row->type = r.type;
-    row->info_index = index;
-    row->attrib = r.attrib;
-    row->status = calc_eval(t, r.default_scale, have_old ? &os : NULL, &ns, c->flags, &row->value,
+    row->type = c->one.r.type;
+    row->info_index = c->one.index;
+    row->attrib = c->one.r.attrib;
+    row->status = calc_eval(c->one.t, c->one.r.default_scale, have_old ? &os : NULL, &ns, c->flags, &row->value,
                             &row->notes);
     base_zero(row, ns.value);
     (*n)++;

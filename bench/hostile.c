@@ -761,13 +761,14 @@ static uint8_t *related_buf(uint32_t n, uint32_t k, int older, size_t *len)
     return b;
 }
 
-static int build_related_cook(hcase *h, size_t size, uint32_t type, uint32_t k)
+/* The counterset-info of those cooks: k + 2 counters of `type`. */
+static int related_info(hcase *h, uint32_t type, uint32_t k)
 {
-    uint32_t n = (uint32_t)(size / 2 / (10 + 8 * (size_t)k)), i;
     size_t cap = 64 + 48 * (size_t)(k + 2);
     pcq_counterset_reg set;
     pcq_counter_reg c;
     pcq_writer w;
+    uint32_t i;
     h->a = (uint8_t *)xmalloc(cap);
     memset(&set, 0, sizeof set);
     set.detail_level = 100;
@@ -784,10 +785,54 @@ static int build_related_cook(hcase *h, size_t size, uint32_t type, uint32_t k)
         c.perf_freq_id = c.multi_id = k + 2;
         pcq_put_counter_reg(&w, &c);
     }
-    if (pcq_writer_finish(&w, &h->alen) != PCQ_OK) return -1;
+    return pcq_writer_finish(&w, &h->alen) == PCQ_OK ? 0 : -1;
+}
+
+static int build_related_cook(hcase *h, size_t size, uint32_t type, uint32_t k)
+{
+    uint32_t n = (uint32_t)(size / 2 / (10 + 8 * (size_t)k));
+    if (related_info(h, type, k) != 0) return -1;
     h->b = related_buf(n, k, 1, &h->blen);
     h->c = related_buf(n, k, 0, &h->clen);
     block1_counter1(h);
+    return cook_inputs(h);
+}
+
+/* One PERF_MULTI_INSTANCES block (block 0: the info's first counter) of n
+ * packed instances of 18 bytes (a NUL name, a value of no data), InstanceIds
+ * reversed in the older sample: every instance a group of its own (cooked
+ * one at a time, cook_single), the samples indexed. */
+static uint8_t *single_buf(uint32_t n, int older, size_t *len)
+{
+    size_t block = 16 + 8 + 18 * (size_t)n, total = 48 + block, at;
+    uint8_t *b = (uint8_t *)xmalloc(total);
+    uint32_t i;
+    memset(b, 0, total);
+    st32(b, (uint32_t)total);
+    st32(b + 4, 1);
+    st32(b + 24, 1000); /* PerfFreq */
+    st32(b + 48 + 4, PCQ_PERF_MULTI_INSTANCES);
+    st32(b + 48 + 8, (uint32_t)block);
+    st32(b + 48 + 16, (uint32_t)(block - 16)); /* _PERF_MULTI_INSTANCES */
+    st32(b + 48 + 20, n);
+    for (at = 48 + 24, i = 0; i < n; i++, at += 18) {
+        st32(b + at, 10);
+        st32(b + at + 4, older ? n - 1 - i : i);
+        st32(b + at + 14, 8); /* the value's dwSize; dwDataSize 0 */
+    }
+    *len = total;
+    return b;
+}
+
+/* PERF_COUNTER_MULTI_TIMER (two samples) whose MultiId is in no block: a
+ * type 4 block's instances, each one row and two searches (before the
+ * counter of a run of single groups was looked up once: 56.4 Ir/B). */
+static int build_single_packed(hcase *h, size_t size)
+{
+    uint32_t n = (uint32_t)(size / 2 / 18);
+    if (related_info(h, 0x22410500u, 1) != 0) return -1;
+    h->b = single_buf(n, 1, &h->blen);
+    h->c = single_buf(n, 0, &h->clen);
     return cook_inputs(h);
 }
 
@@ -1009,6 +1054,8 @@ static hcase cases[] = {
     {.name = "cook-elapsed-loose", .kind = PCQ_KIND_DATA, .modes = M_COOK, .build = build_elapsed_loose,
      .expect = PCQ_OK, .expect_strict = PCQ_OK},
     {.name = "cook-average-loose", .kind = PCQ_KIND_DATA, .modes = M_COOK, .build = build_average_loose,
+     .expect = PCQ_OK, .expect_strict = PCQ_OK},
+    {.name = "cook-single-packed", .kind = PCQ_KIND_DATA, .modes = M_COOK, .build = build_single_packed,
      .expect = PCQ_OK, .expect_strict = PCQ_OK},
     {.name = "cook-collide", .kind = PCQ_KIND_DATA, .modes = M_COOK, .build = build_collide,
      .expect = PCQ_OK, .expect_strict = PCQ_OK},
