@@ -836,6 +836,52 @@ static int build_single_packed(hcase *h, size_t size)
     return cook_inputs(h);
 }
 
+/* n PERF_MULTI_COUNTERS blocks of 40 bytes, each one counter (id) and a
+ * value of no data (dwSize 8): the most blocks a byte that the cook cooks,
+ * none canonical (the value), so each is read by the iterators' checking
+ * step in every pass the cook makes over a sample's blocks. */
+static uint8_t *lists_buf(uint32_t n, int older, int alternate, size_t *len)
+{
+    size_t total = 48 + 40 * (size_t)n, at;
+    uint8_t *b = (uint8_t *)xmalloc(total);
+    uint32_t i;
+    memset(b, 0, total);
+    st32(b, (uint32_t)total);
+    st32(b + 4, n);
+    st32(b + 24, 1000); /* PerfFreq */
+    for (at = 48, i = 0; i < n; i++, at += 40) {
+        st32(b + at + 4, PCQ_PERF_MULTI_COUNTERS);
+        st32(b + at + 8, 40);
+        st32(b + at + 16, 16); /* _PERF_MULTI_COUNTERS: dwSize, one counter */
+        st32(b + at + 20, 1);
+        st32(b + at + 24, alternate ? 1 + ((i + (uint32_t)older) & 1u) : 1); /* alternate: 1 and 2 in turn, the older shifted */
+        st32(b + at + 36, 8); /* the value's dwSize; dwDataSize 0 */
+    }
+    *len = total;
+    return b;
+}
+
+/* PERF_AVERAGE_TIMER over a base in no block (two samples, a search each)
+ * in tiny lists: all of counter 1, the samples alike (lockstep), or
+ * (alternate) of counters 1 and 2 in turn, a list unlike the one before at
+ * every block, the older sample shifted by one (not in lockstep). */
+static int build_lists_cook(hcase *h, size_t size, int alternate)
+{
+    uint32_t n = (uint32_t)(size / 2 / 40);
+    if (related_info(h, 0x30020400u, 1) != 0) return -1;
+    h->b = lists_buf(n, 1, alternate, &h->blen);
+    h->c = lists_buf(n, 0, alternate, &h->clen);
+    return cook_inputs(h);
+}
+static int build_tiny_lists(hcase *h, size_t size)
+{
+    return build_lists_cook(h, size, 0);
+}
+static int build_tiny_lists_alt(hcase *h, size_t size)
+{
+    return build_lists_cook(h, size, 1);
+}
+
 /* PERF_ELAPSED_TIME, a one-sample type of two related counters (PerfTimeId,
  * PerfFreqId), and PERF_AVERAGE_TIMER, a two-sample type of one (its base),
  * two counters an instance (the most rows a byte with their searches). */
@@ -1056,6 +1102,10 @@ static hcase cases[] = {
     {.name = "cook-average-loose", .kind = PCQ_KIND_DATA, .modes = M_COOK, .build = build_average_loose,
      .expect = PCQ_OK, .expect_strict = PCQ_OK},
     {.name = "cook-single-packed", .kind = PCQ_KIND_DATA, .modes = M_COOK, .build = build_single_packed,
+     .expect = PCQ_OK, .expect_strict = PCQ_OK},
+    {.name = "cook-tiny-lists", .kind = PCQ_KIND_DATA, .modes = M_COOK, .build = build_tiny_lists,
+     .expect = PCQ_OK, .expect_strict = PCQ_OK},
+    {.name = "cook-tiny-lists-alt", .kind = PCQ_KIND_DATA, .modes = M_COOK, .build = build_tiny_lists_alt,
      .expect = PCQ_OK, .expect_strict = PCQ_OK},
     {.name = "cook-collide", .kind = PCQ_KIND_DATA, .modes = M_COOK, .build = build_collide,
      .expect = PCQ_OK, .expect_strict = PCQ_OK},
