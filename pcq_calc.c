@@ -1656,9 +1656,9 @@ typedef struct cook_ctx {
     uint32_t agree;        /* not lockstep: the leading groups the samples list alike, cooked in lockstep */
     unsigned flags;
     pcq_error *err;
-    struct {                 /* the counter of the last single group cooked (cook_single), */
-        int have;            /* ... looked up once for a run of groups of one counter */
-        uint32_t id, index;  /* ... (a type 4 block's instances) */
+    struct {                /* the counter of the last single group cooked (cook_single), */
+        int have;           /* ... looked up once for a run of groups of one counter */
+        uint32_t id, index; /* ... (a type 4 block's instances) */
         pcq_counter_reg r;
         const pcq_calc_type *t;
         unsigned need;
@@ -1878,8 +1878,8 @@ static int cook_single(cook_ctx *c, const cgroup *g, uint32_t gi, const cgroup *
     row->type = c->one.r.type;
     row->info_index = c->one.index;
     row->attrib = c->one.r.attrib;
-    row->status = calc_eval(c->one.t, c->one.r.default_scale, have_old ? &os : NULL, &ns, c->flags, &row->value,
-                            &row->notes);
+    row->status = calc_eval(c->one.t, c->one.r.default_scale, have_old ? &os : NULL, &ns, c->flags,
+                            &row->value, &row->notes);
     base_zero(row, ns.value);
     (*n)++;
     return 0;

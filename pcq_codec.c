@@ -3317,8 +3317,8 @@ static int block_lean(pcq_iter *it, pcq_block *out)
     end = at + size;
     body = at + COUNTER_HEADER_SIZE;
     if (type == PCQ_PERF_SINGLE_COUNTER && !pcq_value_size_(b, body, end)) return 0;
-    if (type == PCQ_PERF_MULTI_COUNTERS || type == PCQ_PERF_COUNTERSET) { /* parse_multi_counters */
-        mc = body; /* end - mc >= 8: block_min_size */
+    if (type == PCQ_PERF_MULTI_COUNTERS || type == PCQ_PERF_COUNTERSET) {
+        mc = body; /* parse_multi_counters; end - mc >= 8 (block_min_size) */
         msize = ld32(b + mc + MULTI_COUNTERS_dwSize);
         nc = ld32(b + mc + MULTI_COUNTERS_dwCounters);
         if (msize < MULTI_COUNTERS_SIZE || msize > end - mc ||
@@ -3327,15 +3327,16 @@ static int block_lean(pcq_iter *it, pcq_block *out)
             return 0;
         body = mc + msize;
     }
-    if (type == PCQ_PERF_MULTI_INSTANCES || type == PCQ_PERF_COUNTERSET) { /* mi_room, parse_multi_instances */
+    if (type == PCQ_PERF_MULTI_INSTANCES || type == PCQ_PERF_COUNTERSET) {
+        /* mi_room, parse_multi_instances */
         size_t min = INSTANCE_HEADER_SIZE + NUL16_SIZE +
                      (type == PCQ_PERF_COUNTERSET ? (size_t)nc : 1) * COUNTER_DATA_SIZE; /* nc capped above */
         mi = body;
         if (end - mi < MULTI_INSTANCES_SIZE) return 0;
         tsize = ld32(b + mi + MULTI_INSTANCES_dwTotalSize);
         ni = ld32(b + mi + MULTI_INSTANCES_dwInstances);
-        if (tsize < MULTI_INSTANCES_SIZE || tsize > end - mi ||
-            ni > (tsize - MULTI_INSTANCES_SIZE) / min || ni > PCQ_MAX_INSTANCES)
+        if (tsize < MULTI_INSTANCES_SIZE || tsize > end - mi || ni > (tsize - MULTI_INSTANCES_SIZE) / min ||
+            ni > PCQ_MAX_INSTANCES)
             return 0;
     }
     memset(out, 0, sizeof *out); /* then what parse_block and block_body set */

@@ -854,7 +854,8 @@ static uint8_t *lists_buf(uint32_t n, int older, int alternate, size_t *len)
         st32(b + at + 8, 40);
         st32(b + at + 16, 16); /* _PERF_MULTI_COUNTERS: dwSize, one counter */
         st32(b + at + 20, 1);
-        st32(b + at + 24, alternate ? 1 + ((i + (uint32_t)older) & 1u) : 1); /* alternate: 1 and 2 in turn, the older shifted */
+        /* its counter: 1, or (alternate) 1 and 2 in turn, the older shifted */
+        st32(b + at + 24, alternate ? 1 + ((i + (uint32_t)older) & 1u) : 1);
         st32(b + at + 36, 8); /* the value's dwSize; dwDataSize 0 */
     }
     *len = total;
