@@ -730,6 +730,134 @@ static void test_lean_steps(void)
     }
 }
 
+/* The blocks of a buffer that is not canonical are read by a lean step
+ * first (block_lean, in pcq_codec.c), and the checking step runs only when a
+ * rule breaks: after bytes are changed, the blocks iterator must end with
+ * the error, at the offset, that decoding them gives, or end cleanly when
+ * they decode. Each change to each block of the odd buffer (types 1, 2, 4,
+ * 6, 6 with no counters, 1 with a 12-byte value), as an attacker would make
+ * it at the edge of each rule: dwType not a type; dwSize under the type's
+ * least, past the input, 8 short; a type 1 block's value: dwSize under 8,
+ * dwDataSize past it; _PERF_MULTI_COUNTERS: dwSize under 8, past the block,
+ * 8 bytes of slack, dwCounters past what dwSize holds and past every cap;
+ * _PERF_MULTI_INSTANCES: dwTotalSize under 8, past the block, dwInstances
+ * past what it holds. (The same results as before the lean step existed.) */
+static void test_lean_blocks(void)
+{
+    static uint8_t odd[2048], orig[2048];
+    size_t no = tw_data(orig, sizeof orig, 1), at[6], end[6], mc, mi, k, m, n;
+    uint32_t type[6];
+    pcq_data d;
+    pcq_iter it;
+    pcq_block b;
+    pcq_error err;
+    int want, rc;
+    if (!TL_CHECK(no && pcq_decode_data(orig, no, NULL, &d, NULL) == PCQ_OK && !(d.flags & 1u),
+                  "the odd buffer decodes, not canonical"))
+        return;
+    pcq_data_blocks(&d, &it);
+    for (k = 0; k < 6 && pcq_blocks_next(&it, &b) == 1; k++) {
+        at[k] = b.offset;
+        end[k] = b.offset + b.size;
+        type[k] = b.type;
+    }
+    d.buf = odd;
+    for (k = 0; k < 6; k++) {
+        mc = at[k] + 16;
+        mi = type[k] == 4 ? mc : mc + tl_ld32le(orig + mc);
+        for (m = 0; m < 14; m++) {
+            memcpy(odd, orig, no);
+            switch (m) {
+            case 0: tl_put32le(odd + at[k] + 4, 3); break;
+            case 1: tl_put32le(odd + at[k] + 8, 8); break;
+            case 2: tl_put32le(odd + at[k] + 8, (uint32_t)(no - at[k] + 8)); break;
+            case 3: tl_put32le(odd + at[k] + 8, (uint32_t)(end[k] - at[k] - 8)); break;
+            case 4:
+                if (type[k] != 1) continue;
+                tl_put32le(odd + mc + 4, 4);
+                break;
+            case 5:
+                if (type[k] != 1) continue;
+                tl_put32le(odd + mc, 0xFFFFu);
+                break;
+            case 6:
+                if (type[k] != 2 && type[k] != 6) continue;
+                tl_put32le(odd + mc, 4);
+                break;
+            case 7:
+                if (type[k] != 2 && type[k] != 6) continue;
+                tl_put32le(odd + mc, (uint32_t)(end[k] - mc + 8));
+                break;
+            case 8:
+                if (type[k] != 2 && type[k] != 6) continue;
+                tl_put32le(odd + mc, tl_ld32le(orig + mc) + 8);
+                break;
+            case 9:
+                if (type[k] != 2 && type[k] != 6) continue;
+                tl_put32le(odd + mc + 4, tl_ld32le(orig + mc + 4) + 2);
+                break;
+            case 10:
+                if (type[k] != 2 && type[k] != 6) continue;
+                tl_put32le(odd + mc + 4, 0xFFFFFFFFu);
+                break;
+            case 11:
+                if (type[k] != 4 && type[k] != 6) continue;
+                tl_put32le(odd + mi, 4);
+                break;
+            case 12:
+                if (type[k] != 4 && type[k] != 6) continue;
+                tl_put32le(odd + mi, (uint32_t)(end[k] - mi + 8));
+                break;
+            default:
+                if (type[k] != 4 && type[k] != 6) continue;
+                tl_put32le(odd + mi + 4, 0xFFFFFFu);
+                break;
+            }
+            want = pcq_decode_data(odd, no, NULL, NULL, &err);
+            pcq_data_blocks(&d, &it);
+            for (n = 0; (rc = pcq_blocks_next(&it, &b)) == 1; n++)
+                ;
+            if (m == 3 && type[k] == 2) { /* the blocks iterator does not read a type 2 block's values: */
+                TL_CHECK(want < 0 && rc < 0 && n == 2 &&
+                             it.err.offset >= end[k] - 8, /* the next block, early */
+                         "type 2 block 8 short: %s at %zu after %zu blocks", pcq_status_name(rc),
+                         it.err.offset, n);
+                continue;
+            }
+            TL_CHECK(rc == want && (want == 0 ? n == 6 : it.err.offset == err.offset),
+                     "block %zu (type %u), change %zu: %s at %zu after %zu blocks, decoding says %s at %zu",
+                     k, (unsigned)type[k], m, pcq_status_name(rc), it.err.offset, n, pcq_status_name(want),
+                     err.offset);
+        }
+    }
+    /* A type 6 block, the buffer's last, whose _PERF_MULTI_COUNTERS fills it:
+     * no room for its _PERF_MULTI_INSTANCES, whose fields are not read (the
+     * buffer is exactly as long: the sanitizer builds would see a read). */
+    {
+        uint8_t *x = (uint8_t *)malloc(80);
+        if (!TL_CHECK(x != NULL, "malloc")) return;
+        memset(x, 0, 80);
+        tl_put32le(x, 80);
+        tl_put32le(x + 4, 1);
+        tl_put32le(x + 52, 6);  /* dwType */
+        tl_put32le(x + 56, 32); /* dwSize */
+        tl_put32le(x + 64, 16); /* _PERF_MULTI_COUNTERS: dwSize, 2 counters */
+        tl_put32le(x + 68, 2);
+        want = pcq_decode_data(x, 80, NULL, NULL, &err);
+        memset(&d, 0, sizeof d);
+        d.total_size = 80;
+        d.num_counters = 1;
+        d.buf = x;
+        d.buf_len = 80;
+        pcq_data_blocks(&d, &it);
+        rc = pcq_blocks_next(&it, &b);
+        TL_CHECK(want < 0 && rc == want && it.err.offset == err.offset && err.offset == 64,
+                 "no room for the instances: %s at %zu, decoding says %s at %zu", pcq_status_name(rc),
+                 it.err.offset, pcq_status_name(want), err.offset);
+        free(x);
+    }
+}
+
 /* pcq_decode_data first tries the canonical layout in one quick pass, which
  * decides nothing when it fails: then the walk reports the error. Two
  * buffers that pass its first checks and not the rest: a type 4 block whose
@@ -1004,6 +1132,7 @@ int main(void)
     test_item_is_element();
     test_iterator_twins();
     test_lean_steps();
+    test_lean_blocks();
     test_not_canonical();
     test_columns_wide();
     test_unaligned_instance();
