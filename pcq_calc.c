@@ -964,8 +964,10 @@ static void block_group(const ccommon *cc, const pcq_block *blk, uint32_t i, uin
 }
 
 /* The next group: 1, or 0 at the end. A block of type 1 or 4 without a
- * counter is passed over (cook_plan refuses one in the newer sample). The
- * buffers were validated: no step can fail. */
+ * counter is passed over (cook_plan refuses one in the newer sample), and a
+ * block of type 2 or 6 that lists no counter: its instances have no value
+ * to cook, nor to pair (D12; bench/hostile.c cook-empty-set). The buffers
+ * were validated: no step can fail. */
 static int gwalk_next(gwalk *w, cgroup *g)
 {
     const pcq_identifier *ident;
@@ -982,11 +984,12 @@ static int gwalk_next(gwalk *w, cgroup *g)
         w->next_block++;
         if (w->blk.type == PCQ_PERF_MULTI_INSTANCES || w->blk.type == PCQ_PERF_COUNTERSET) {
             pcq_block_instances(w->d, &w->blk, &w->insts);
-            w->in_block = w->blk.type == PCQ_PERF_COUNTERSET ||
-                          block_counter(w->cc, w->next_block - 1, &w->blk_id, &ident);
+            w->in_block = w->blk.type == PCQ_PERF_COUNTERSET
+                              ? w->blk.num_counters > 0
+                              : block_counter(w->cc, w->next_block - 1, &w->blk_id, &ident);
             continue;
         }
-        if (w->blk.type == PCQ_PERF_MULTI_COUNTERS) {
+        if (w->blk.type == PCQ_PERF_MULTI_COUNTERS && w->blk.num_counters > 0) {
             memset(g, 0, sizeof *g);
             g->blk = &w->blk;
             g->block_index = w->next_block - 1;
@@ -1268,12 +1271,15 @@ static void sample_scan(csample *s)
         if ((b.type == PCQ_PERF_MULTI_COUNTERS || b.type == PCQ_PERF_COUNTERSET) &&
             b.num_counters > s->max_list)
             s->max_list = b.num_counters;
-        if (b.type == PCQ_PERF_MULTI_COUNTERS) {
-            s->ngroups++;
-            s->nvalues += b.num_counters;
-        } else if (b.type == PCQ_PERF_COUNTERSET) {
-            s->ngroups += b.num_instances;
-            s->nvalues += (size_t)b.num_instances * b.num_counters;
+        if (b.type == PCQ_PERF_MULTI_COUNTERS || b.type == PCQ_PERF_COUNTERSET) {
+            if (b.num_counters == 0) { /* no group (gwalk_next) */
+            } else if (b.type == PCQ_PERF_MULTI_COUNTERS) {
+                s->ngroups++;
+                s->nvalues += b.num_counters;
+            } else {
+                s->ngroups += b.num_instances;
+                s->nvalues += (size_t)b.num_instances * b.num_counters;
+            }
         } else if ((b.type == PCQ_PERF_SINGLE_COUNTER ||
                     (b.type == PCQ_PERF_MULTI_INSTANCES && b.num_instances)) &&
                    block_counter(s->cc, i, &one, &ident)) {
@@ -2406,6 +2412,7 @@ static void plan_scan(const pcq_data *d, size_t *groups, size_t *values, int *lo
             break;
         case PCQ_PERF_MULTI_COUNTERS:
         case PCQ_PERF_COUNTERSET:
+            if (b.num_counters == 0) break; /* no group (gwalk_next) */
             if (b.num_counters > *max_list) *max_list = b.num_counters;
             *groups += b.type == PCQ_PERF_COUNTERSET ? b.num_instances : 1u;
             *values += (size_t)(b.type == PCQ_PERF_COUNTERSET ? b.num_instances : 1u) * b.num_counters;

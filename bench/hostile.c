@@ -883,6 +883,49 @@ static int build_tiny_lists_alt(hcase *h, size_t size)
     return build_lists_cook(h, size, 1);
 }
 
+/* A PERF_COUNTERSET block that lists no counter, of n packed instances of
+ * 10 bytes (a header and a NUL), InstanceIds reversed in the older sample,
+ * and a single-counter block after it (the samples loose): the most
+ * instances a byte, none with a value. */
+static uint8_t *empty_set_buf(uint32_t n, int older, size_t *len)
+{
+    size_t block = 32 + 10 * (size_t)n, total = 48 + block + 32, at;
+    uint8_t *b = (uint8_t *)xmalloc(total);
+    uint32_t i;
+    memset(b, 0, total);
+    st32(b, (uint32_t)total);
+    st32(b + 4, 2);
+    st32(b + 24, 1000); /* PerfFreq */
+    st32(b + 48 + 4, PCQ_PERF_COUNTERSET);
+    st32(b + 48 + 8, (uint32_t)block);
+    st32(b + 48 + 16, 8);                      /* _PERF_MULTI_COUNTERS: dwSize 8, no counter */
+    st32(b + 48 + 24, (uint32_t)(block - 24)); /* _PERF_MULTI_INSTANCES */
+    st32(b + 48 + 28, n);
+    for (at = 48 + 32, i = 0; i < n; i++, at += 10) {
+        st32(b + at, 10);
+        st32(b + at + 4, older ? n - 1 - i : i);
+    }
+    st32(b + at + 4, PCQ_PERF_SINGLE_COUNTER); /* a 4-byte value */
+    st32(b + at + 8, 32);
+    st32(b + at + 16, 4);
+    st32(b + at + 20, 16);
+    *len = total;
+    return b;
+}
+
+/* The cook of those: their instances were groups, each hashed, sorted,
+ * joined and indexed, for no row (57.2-57.9 Ir/B). A list of no counter
+ * holds no group now (D12). */
+static int build_cook_empty_set(hcase *h, size_t size)
+{
+    uint32_t n = (uint32_t)(size / 2 / 10);
+    if (related_info(h, 0x30020400u, 1) != 0) return -1;
+    h->b = empty_set_buf(n, 1, &h->blen);
+    h->c = empty_set_buf(n, 0, &h->clen);
+    block1_counter1(h);
+    return cook_inputs(h);
+}
+
 /* PERF_ELAPSED_TIME, a one-sample type of two related counters (PerfTimeId,
  * PerfFreqId), and PERF_AVERAGE_TIMER, a two-sample type of one (its base),
  * two counters an instance (the most rows a byte with their searches). */
@@ -1107,6 +1150,8 @@ static hcase cases[] = {
     {.name = "cook-tiny-lists", .kind = PCQ_KIND_DATA, .modes = M_COOK, .build = build_tiny_lists,
      .expect = PCQ_OK, .expect_strict = PCQ_OK},
     {.name = "cook-tiny-lists-alt", .kind = PCQ_KIND_DATA, .modes = M_COOK, .build = build_tiny_lists_alt,
+     .expect = PCQ_OK, .expect_strict = PCQ_OK},
+    {.name = "cook-empty-set", .kind = PCQ_KIND_DATA, .modes = M_COOK, .build = build_cook_empty_set,
      .expect = PCQ_OK, .expect_strict = PCQ_OK},
     {.name = "cook-collide", .kind = PCQ_KIND_DATA, .modes = M_COOK, .build = build_collide,
      .expect = PCQ_OK, .expect_strict = PCQ_OK},

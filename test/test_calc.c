@@ -1511,6 +1511,55 @@ static void test_cook_one_sample_related(void)
     ROW(1, "y", 0, PCQ_CALC_OK, 3.0);
 }
 
+/* Instance x (7) in a PERF_COUNTERSET block of counter 1 (value v), and,
+ * before it (empty 1) or after it (2), in a PERF_COUNTERSET block that lists
+ * no counter. */
+static void empty_list_data(wbuf *w, uint64_t t, uint64_t v, int empty)
+{
+    static const uint32_t one[1] = {1};
+    size_t b, mi;
+    int k;
+    data_begin(w, t, 0, 1000u);
+    for (k = 1; k <= (empty ? 2 : 1); k++) {
+        int listed = k != empty;
+        b = block_begin(w, 6);
+        multi_counters(w, one, listed ? 1u : 0u);
+        mi = multi_instances_begin(w);
+        instance(w, 7, "x");
+        if (listed) value64(w, v);
+        multi_instances_end(w, mi, 1);
+        block_end(w, b);
+    }
+    data_end(w, empty ? 2 : 1);
+}
+
+/* A block that lists no counter holds no group (D12): its instances have no
+ * value to cook and are not paired, so x's values pair across the samples
+ * wherever such a block stands, in lockstep or joined. (Counted among x's
+ * occurrences, as they were, the newer x would take the older's empty one
+ * in the last two: no older value.) */
+static void test_cook_empty_lists(void)
+{
+    wbuf wi, wo, wn;
+    pcq_counterset_info info;
+    pcq_data od, nd;
+    static pcq_calc_row rows[64];
+    static const int older_empty[4] = {1, 0, 1, 1}, newer_empty[4] = {0, 1, 2, 1};
+    size_t n = 0;
+    int k, rc;
+    info_begin(&wi, 1, 2);
+    info_counter(&wi, 1, 0x00400400, 0, 0, 0, 0, 0, 0, 0); /* COUNTER_DELTA: N1 - N0 */
+    if (decode_info(&wi, &info)) return;
+    for (k = 0; k < 4; k++) {
+        empty_list_data(&wo, 1000, 100, older_empty[k]);
+        empty_list_data(&wn, 2000, 130, newer_empty[k]);
+        if (decode_data(&wo, &od) || decode_data(&wn, &nd)) return;
+        rc = pcq_calc_cook(&info, &od, &nd, NULL, 0, 0, rows, CAP(rows), &n, NULL);
+        TL_CHECK(rc == PCQ_OK && n == 1, "empty lists %d: %s, %zu rows", k, pcq_status_name(rc), n);
+        ROW(1, "x", 0, PCQ_CALC_OK, 30.0);
+    }
+}
+
 /* 70 counters: more than the cook keeps columns for (the general path).
  * Id 0 is an AVERAGE_BASE, 68 an AVERAGE_BULK over it, 69 a COUNTER_COUNTER,
  * the others RAWCOUNT with value k (older) and 2k (newer). */
@@ -2968,6 +3017,7 @@ int main(void)
     test_cook_counter_order();
     test_cook_related_elsewhere();
     test_cook_one_sample_related();
+    test_cook_empty_lists();
     test_cook_long_list();
     test_cook_long_list_one_side();
     test_cook_empty_list();
