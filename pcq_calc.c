@@ -1668,11 +1668,16 @@ typedef struct cook_ctx {
         pcq_counter_reg r;
         const pcq_calc_type *t;
         unsigned need;
+        uint32_t rid[NREL]; /* its related counters' ids */
     } one;
     colset cols;
     gwalk wn, wo;  /* where the lockstep test stopped (agree < groups): past the first groups that differ, */
     cgroup xn, xo; /* ... which these are (the first the join takes) */
 } cook_ctx;
+
+/* The lowest set bit of a need (PCQ_CALC_NEEDS_*, four bits): k of its
+ * related value. */
+static const uint8_t need_low[16] = {0, 0, 1, 0, 2, 0, 1, 0, 3, 0, 1, 0, 2, 0, 1, 0};
 
 /* Related value k (base, time, frequency, multi) into s. A base counts as
  * present whatever its size (a bad size is a status of its own). */
@@ -1752,11 +1757,10 @@ static CALC_INLINE const cval *indexed_group(const csample *s, uint32_t gi, uint
 PCQ_INLINE_ void col_related(const lrange *lr, const cval *v, uint32_t m, const ccol *col,
                              const uint32_t *rel, pcq_calc_sample *s)
 {
-    static const uint8_t low[16] = {0, 0, 1, 0, 2, 0, 1, 0, 3, 0, 1, 0, 2, 0, 1, 0}; /* the lowest bit of i */
     unsigned need, k;
     cval x;
     for (need = col->need & 15u; need != 0; need &= need - 1u) {
-        k = low[need];
+        k = need_low[need];
         if (rel[k] != NO_POS && PCQ_ALWAYS(rel[k] < m)) { /* m: every value of the list */
             set_related(s, k, &v[rel[k]]);
             continue;
@@ -1826,12 +1830,12 @@ static int cook_columns(cook_ctx *c, const cgroup *g, uint32_t gi, const cgroup 
     return 0;
 }
 
-/* One sample of single group g (ordinal gi) of counter r (type t, needs
- * `need`): its value, and its related values (the value itself when it is
- * one, else from the loose index: a single group only exists in a loose
- * sample). */
-static void single_sample(const csample *smp, const pcq_data *d, uint32_t gi, const cval *v,
-                          const pcq_counter_reg *r, unsigned need, pcq_calc_sample *s)
+/* One sample of single group g (ordinal gi) of counter id, which needs
+ * `need` of the related counters rid: its value, and its related values (the
+ * value itself when it is one, else from the loose index: a single group
+ * only exists in a loose sample). */
+static void single_sample(const csample *smp, const pcq_data *d, uint32_t gi, const cval *v, uint32_t id,
+                          const uint32_t *rid, unsigned need, pcq_calc_sample *s)
 {
     unsigned k;
     lrange lr;
@@ -1840,12 +1844,11 @@ static void single_sample(const csample *smp, const pcq_data *d, uint32_t gi, co
     sample_clocks(d, s);
     s->value = v->u64;
     s->value_size = v->size;
-    for (k = 0; k < NREL; k++) {
-        uint32_t id = related_id(r, k);
-        if (!(need >> k & 1u)) continue;
-        if (id == r->counter_id)
+    for (need &= 15u; need != 0; need &= need - 1u) {
+        k = need_low[need];
+        if (rid[k] == id)
             set_related(s, k, v);
-        else if (find_loose(&lr, id, &x))
+        else if (find_loose(&lr, rid[k], &x))
             set_related(s, k, &x);
     }
 }
@@ -1857,7 +1860,7 @@ static int cook_single(cook_ctx *c, const cgroup *g, uint32_t gi, const cgroup *
     pcq_calc_row *row = &rows[*n];
     pcq_calc_sample ns, os;
     const cval *v, *ov;
-    uint32_t m, om;
+    uint32_t m, om, k;
     int have_old;
     /* a single group is in a loose sample, indexed with its value: read it there */
     v = indexed_group(&c->nw, gi, 1, &m);
@@ -1870,15 +1873,16 @@ static int cook_single(cook_ctx *c, const cgroup *g, uint32_t gi, const cgroup *
         c->one.id = g->one_id;
         c->one.t = pcq_calc_type_info(c->one.r.type);
         c->one.need = needs_of(c->one.t, c->one.r.type);
+        for (k = 0; k < NREL; k++) c->one.rid[k] = related_id(&c->one.r, k);
     }
     if (PCQ_NEVER(m == 0)) return 0;
-    single_sample(&c->nw, c->nw.d, gi, v, &c->one.r, c->one.need, &ns);
+    single_sample(&c->nw, c->nw.d, gi, v, g->one_id, c->one.rid, c->one.need, &ns);
     /* as cook_columns: a one-sample type never looks at the older sample */
     have_old = og != NULL && c->one.t != NULL && c->one.t->samples == 2;
     if (have_old) { /* the same counter: same_group */
         ov = indexed_group(&c->old, ogi, 1, &om);
         if (PCQ_NEVER(om == 0)) return 0;
-        single_sample(&c->old, c->older, ogi, ov, &c->one.r, c->one.need, &os);
+        single_sample(&c->old, c->older, ogi, ov, g->one_id, c->one.rid, c->one.need, &os);
     }
     row_start(row, g, g->one_id, v->offset);
     row->type = c->one.r.type;
