@@ -1271,15 +1271,13 @@ static void sample_scan(csample *s)
         if ((b.type == PCQ_PERF_MULTI_COUNTERS || b.type == PCQ_PERF_COUNTERSET) &&
             b.num_counters > s->max_list)
             s->max_list = b.num_counters;
-        if (b.type == PCQ_PERF_MULTI_COUNTERS || b.type == PCQ_PERF_COUNTERSET) {
-            if (b.num_counters == 0) { /* no group (gwalk_next) */
-            } else if (b.type == PCQ_PERF_MULTI_COUNTERS) {
-                s->ngroups++;
-                s->nvalues += b.num_counters;
-            } else {
-                s->ngroups += b.num_instances;
-                s->nvalues += (size_t)b.num_instances * b.num_counters;
-            }
+        /* a list of no counter holds no group (gwalk_next) */
+        if (b.type == PCQ_PERF_MULTI_COUNTERS && b.num_counters > 0) {
+            s->ngroups++;
+            s->nvalues += b.num_counters;
+        } else if (b.type == PCQ_PERF_COUNTERSET && b.num_counters > 0) {
+            s->ngroups += b.num_instances;
+            s->nvalues += (size_t)b.num_instances * b.num_counters;
         } else if ((b.type == PCQ_PERF_SINGLE_COUNTER ||
                     (b.type == PCQ_PERF_MULTI_INSTANCES && b.num_instances)) &&
                    block_counter(s->cc, i, &one, &ident)) {
