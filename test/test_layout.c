@@ -830,6 +830,20 @@ static void test_lean_blocks(void)
                      err.offset);
         }
     }
+    /* The buffer cut inside block 3's instances, after its headers (a
+     * truncated capture: dwTotalSize past the input): the lean step leaves the
+     * block to the checking step, which hands it out; the next block is past
+     * the input. */
+    memcpy(odd, orig, no);
+    mi = at[3] + 16 + tl_ld32le(orig + at[3] + 16);
+    d.buf_len = mi + 8 + 4;
+    pcq_data_blocks(&d, &it);
+    for (n = 0; (rc = pcq_blocks_next(&it, &b)) == 1; n++)
+        ;
+    TL_CHECK(n == 4 && b.offset == at[3] && b.num_instances == 3 && rc == PCQ_ERR_TRUNCATED,
+             "cut in block 3: %zu blocks, the last at %zu, %s", n, b.offset, pcq_status_name(rc));
+    d.buf_len = no;
+
     /* A type 6 block, the buffer's last, whose _PERF_MULTI_COUNTERS fills it:
      * no room for its _PERF_MULTI_INSTANCES, whose fields are not read (the
      * buffer is exactly as long: the sanitizer builds would see a read). */
