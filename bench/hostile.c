@@ -299,15 +299,33 @@ static int build_tiny_instances(hcase *h, size_t size)
 }
 
 /* A data header and n blocks of `block` bytes from fill(). */
+/* A zeroed data buffer of `total` bytes, its header filled: dwTotalSize,
+ * `nblocks` blocks, PerfFreq 1000; the blocks are the caller's. */
+static uint8_t *data_alloc(size_t total, uint32_t nblocks)
+{
+    uint8_t *b = (uint8_t *)xmalloc(total);
+    memset(b, 0, total);
+    st32(b, (uint32_t)total);
+    st32(b + 4, nblocks);
+    st32(b + 24, 1000); /* PerfFreq */
+    return b;
+}
+
+/* A 32-byte PERF_SINGLE_COUNTER block at p, of the 4-byte value v. */
+static void single_block(uint8_t *p, uint32_t v)
+{
+    st32(p + 4, PCQ_PERF_SINGLE_COUNTER);
+    st32(p + 8, 32);
+    st32(p + 16, 4); /* dwDataSize, dwSize */
+    st32(p + 20, 16);
+    st32(p + 24, v);
+}
+
 static uint8_t *data_buf(uint32_t n, size_t block, void (*fill)(uint8_t *p, uint32_t i, size_t block),
                          size_t *len)
 {
     size_t total = 48 + (size_t)n * block, i;
-    uint8_t *b = (uint8_t *)xmalloc(total);
-    memset(b, 0, total);
-    st32(b, (uint32_t)total);
-    st32(b + 4, n);
-    st32(b + 24, 1000); /* PerfFreq */
+    uint8_t *b = data_alloc(total, n);
     for (i = 0; i < n; i++) fill(b + 48 + i * block, (uint32_t)i, block);
     *len = total;
     return b;
@@ -428,11 +446,7 @@ enum {
  * 48 + 40. */
 static uint8_t *one_set_buf(size_t total, uint32_t nblocks, size_t block, uint32_t n)
 {
-    uint8_t *b = (uint8_t *)xmalloc(total);
-    memset(b, 0, total);
-    st32(b, (uint32_t)total);
-    st32(b + 4, nblocks);
-    st32(b + 24, 1000); /* PerfFreq */
+    uint8_t *b = data_alloc(total, nblocks);
     st32(b + 48 + 4, PCQ_PERF_COUNTERSET);
     st32(b + 48 + 8, (uint32_t)block);
     st32(b + 48 + 16, 16); /* _PERF_MULTI_COUNTERS: dwSize, 1 counter, id 1 */
@@ -455,13 +469,7 @@ static uint8_t *packed_buf(uint32_t n, unsigned how, int older, size_t *len)
                                                             : k);
         st32(b + at + 14, 8); /* the value's dwSize; dwDataSize 0 */
     }
-    if (how & PACK_LOOSE) { /* PERF_SINGLE_COUNTER, a 4-byte value */
-        st32(b + at + 4, PCQ_PERF_SINGLE_COUNTER);
-        st32(b + at + 8, 32);
-        st32(b + at + 16, 4);
-        st32(b + at + 20, 16);
-        st32(b + at + 24, 7);
-    }
+    if (how & PACK_LOOSE) single_block(b + at, 7);
     *len = total;
     return b;
 }
@@ -733,12 +741,8 @@ static uint8_t *related_buf(uint32_t n, uint32_t k, int older, size_t *len)
 {
     size_t inst = 10 + 8 * (size_t)k, ids = (8 + 4 * (size_t)k + 7) & ~(size_t)7;
     size_t block = 16 + ids + 8 + inst * n, total = 48 + block + 32, at;
-    uint8_t *b = (uint8_t *)xmalloc(total);
+    uint8_t *b = data_alloc(total, 2);
     uint32_t i, j;
-    memset(b, 0, total);
-    st32(b, (uint32_t)total);
-    st32(b + 4, 2);
-    st32(b + 24, 1000); /* PerfFreq */
     st32(b + 48 + 4, PCQ_PERF_COUNTERSET);
     st32(b + 48 + 8, (uint32_t)block);
     st32(b + 48 + 16, (uint32_t)ids); /* _PERF_MULTI_COUNTERS */
@@ -752,11 +756,7 @@ static uint8_t *related_buf(uint32_t n, uint32_t k, int older, size_t *len)
         st32(b + at + 4, older ? n - 1 - i : i);
         for (j = 0; j < k; j++) st32(b + at + 10 + 8 * (size_t)j + 4, 8); /* dwSize 8, dwDataSize 0 */
     }
-    st32(b + at + 4, PCQ_PERF_SINGLE_COUNTER); /* a 4-byte value */
-    st32(b + at + 8, 32);
-    st32(b + at + 16, 4);
-    st32(b + at + 20, 16);
-    st32(b + at + 24, 7);
+    single_block(b + at, 7);
     *len = total;
     return b;
 }
@@ -805,12 +805,8 @@ static int build_related_cook(hcase *h, size_t size, uint32_t type, uint32_t k)
 static uint8_t *single_buf(uint32_t n, int older, size_t *len)
 {
     size_t block = 16 + 8 + 18 * (size_t)n, total = 48 + block, at;
-    uint8_t *b = (uint8_t *)xmalloc(total);
+    uint8_t *b = data_alloc(total, 1);
     uint32_t i;
-    memset(b, 0, total);
-    st32(b, (uint32_t)total);
-    st32(b + 4, 1);
-    st32(b + 24, 1000); /* PerfFreq */
     st32(b + 48 + 4, PCQ_PERF_MULTI_INSTANCES);
     st32(b + 48 + 8, (uint32_t)block);
     st32(b + 48 + 16, (uint32_t)(block - 16)); /* _PERF_MULTI_INSTANCES */
@@ -825,8 +821,8 @@ static uint8_t *single_buf(uint32_t n, int older, size_t *len)
 }
 
 /* PERF_COUNTER_MULTI_TIMER (two samples) whose MultiId is in no block: a
- * type 4 block's instances, each one row and two searches (before the
- * counter of a run of single groups was looked up once: 56.4 Ir/B). */
+ * type 4 block's instances, each one row and two searches (56.6-56.7 Ir/B
+ * before the counter of a run of single groups was looked up once). */
 static int build_single_packed(hcase *h, size_t size)
 {
     uint32_t n = (uint32_t)(size / 2 / 18);
@@ -836,19 +832,16 @@ static int build_single_packed(hcase *h, size_t size)
     return cook_inputs(h);
 }
 
-/* n PERF_MULTI_COUNTERS blocks of 40 bytes, each one counter (id) and a
- * value of no data (dwSize 8): the most blocks a byte that the cook cooks,
- * none canonical (the value), so each is read by the iterators' checking
- * step in every pass the cook makes over a sample's blocks. */
+/* n PERF_MULTI_COUNTERS blocks of 40 bytes, each one counter and a value of
+ * no data (dwSize 8): the most blocks a byte that the cook cooks, none
+ * canonical (the value), so each is checked by the blocks iterator in every
+ * pass the cook makes over a sample's blocks (~330 instructions a block
+ * before its lean step, D11). */
 static uint8_t *lists_buf(uint32_t n, int older, int alternate, size_t *len)
 {
     size_t total = 48 + 40 * (size_t)n, at;
-    uint8_t *b = (uint8_t *)xmalloc(total);
+    uint8_t *b = data_alloc(total, n);
     uint32_t i;
-    memset(b, 0, total);
-    st32(b, (uint32_t)total);
-    st32(b + 4, n);
-    st32(b + 24, 1000); /* PerfFreq */
     for (at = 48, i = 0; i < n; i++, at += 40) {
         st32(b + at + 4, PCQ_PERF_MULTI_COUNTERS);
         st32(b + at + 8, 40);
@@ -890,12 +883,8 @@ static int build_tiny_lists_alt(hcase *h, size_t size)
 static uint8_t *empty_set_buf(uint32_t n, int older, size_t *len)
 {
     size_t block = 32 + 10 * (size_t)n, total = 48 + block + 32, at;
-    uint8_t *b = (uint8_t *)xmalloc(total);
+    uint8_t *b = data_alloc(total, 2);
     uint32_t i;
-    memset(b, 0, total);
-    st32(b, (uint32_t)total);
-    st32(b + 4, 2);
-    st32(b + 24, 1000); /* PerfFreq */
     st32(b + 48 + 4, PCQ_PERF_COUNTERSET);
     st32(b + 48 + 8, (uint32_t)block);
     st32(b + 48 + 16, 8);                      /* _PERF_MULTI_COUNTERS: dwSize 8, no counter */
@@ -905,10 +894,7 @@ static uint8_t *empty_set_buf(uint32_t n, int older, size_t *len)
         st32(b + at, 10);
         st32(b + at + 4, older ? n - 1 - i : i);
     }
-    st32(b + at + 4, PCQ_PERF_SINGLE_COUNTER); /* a 4-byte value */
-    st32(b + at + 8, 32);
-    st32(b + at + 16, 4);
-    st32(b + at + 20, 16);
+    single_block(b + at, 0);
     *len = total;
     return b;
 }
