@@ -1489,7 +1489,7 @@ static void test_cook_one_sample_related(void)
     if (decode_info(&wi, &info) || decode_data(&wo, &od) || decode_data(&wn, &nd)) return;
     rc = pcq_calc_cook(&info, &od, &nd, ids, 2, 0, rows, CAP(rows), &n, NULL);
     TL_CHECK(rc == PCQ_OK && n == 12, "one-sample: %s, %zu rows", pcq_status_name(rc), n);
-    /* (To - N) / Fo: x (5,000,000 - 1,000,000) / 1,000,000, y (5 - 2) / 1 */
+    /* (To - N) / Fo: x (5,000,000 - 1,000,000) / 1,000,000, y (5,000,000 - 2,000,000) / 1,000,000 */
     ROW(1, "x", 0, PCQ_CALC_OK, 4.0);
     ROW(1, "y", 0, PCQ_CALC_OK, 3.0);
     /* 100 N / B: x 100 x 30 / 120, y 100 x 30 / 40; the older has no base */
