@@ -564,7 +564,7 @@ static void test_iterator_twins(void)
     uint64_t out[9];
     pcq_data dc, dn;
     pcq_iter it, blocks;
-    pcq_block b1, b2, b4, b6;
+    pcq_block b1, b2, b4, b6, c1, c2;
     pcq_value v;
     pcq_data_instance x;
     size_t first, k;
@@ -602,6 +602,28 @@ static void test_iterator_twins(void)
     TL_CHECK(pcq_block_rows_u64(&dn, &b6, out, 8, &count) == PCQ_ERR_BUFFER_TOO_SMALL && count == 9 &&
                  pcq_block_rows_u64(&dn, &b1, out, 9, &count) == PCQ_ERR_INVALID_ARG,
              "rows: one short, and a type 1 block");
+    /* The same refusals of a canonical buffer's type 2 block, which a path of
+     * its own reads ahead of the general one (block_row_fast); NULL out with
+     * room 0 is a sizing call. Then its three values, and nothing past them. */
+    pcq_data_blocks(&dc, &blocks);
+    pcq_blocks_next(&blocks, &c1);
+    pcq_blocks_next(&blocks, &c2);
+    count = 7;
+    TL_CHECK(c2.type == PCQ_PERF_MULTI_COUNTERS && c2.num_counters == 3 &&
+                 pcq_block_rows_u64(&dc, &c2, out, 3, NULL) == PCQ_ERR_INVALID_ARG &&
+                 pcq_block_rows_u64(NULL, &c2, out, 3, &count) == PCQ_ERR_INVALID_ARG && count == 0 &&
+                 pcq_block_rows_u64(&dc, NULL, out, 3, &count) == PCQ_ERR_INVALID_ARG &&
+                 pcq_block_rows_u64(&dc, &c2, NULL, 3, &count) == PCQ_ERR_INVALID_ARG,
+             "canonical type 2: no count, data, block or out");
+    count = 7;
+    TL_CHECK(pcq_block_rows_u64(&dc, &c2, NULL, 0, &count) == PCQ_ERR_BUFFER_TOO_SMALL && count == 3 &&
+                 pcq_block_columns_u64(&dc, &c2, out, 2, &count) == PCQ_ERR_BUFFER_TOO_SMALL && count == 3,
+             "canonical type 2: sized, and one short: %zu", count);
+    for (k = 0; k < 9; k++) out[k] = 7;
+    TL_CHECK(pcq_block_columns_u64(&dc, &c2, out, 9, &count) == PCQ_OK && count == 3 &&
+                 out[0] == tw_value(1, 0) && out[1] == tw_value(1, 1) && out[2] == tw_value(1, 2) &&
+                 out[3] == 7,
+             "canonical type 2: its three values, nothing past them");
     TL_CHECK(pcq_block_column_u64(&dn, &b6, 0, out, 3, NULL) == PCQ_ERR_INVALID_ARG, "column: no count");
     count = 7;
     TL_CHECK(pcq_block_column_u64(NULL, &b6, 0, out, 3, &count) == PCQ_ERR_INVALID_ARG && count == 0,
