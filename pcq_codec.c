@@ -3752,27 +3752,90 @@ static size_t utf8_encode(uint32_t cp, uint8_t out[4])
     return 4;
 }
 
-size_t pcq_utf16_to_utf8(const uint8_t *src, size_t nbytes, char *dst, size_t cap, size_t *replaced)
+#define ASCII16_4 0xFF80FF80FF80FF80u /* four UTF-16 units are all below U+0080 when these bits are 0 */
+
+/* Four such units (their high bytes 0) as their four bytes, in order. */
+static PCQ_INLINE void put_ascii4(char *d, uint64_t w)
 {
-    size_t pos = 0, need = 0, written = 0, bad = 0, k, n;
-    int full = 0;
+    uint64_t x = w | w >> 8; /* bytes 0-1: units 0 and 1; bytes 4-5: units 2 and 3 */
+    uint32_t y = (uint32_t)((x & 0xFFFFu) | (x >> 16 & 0xFFFF0000u));
+#if defined(__BYTE_ORDER__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    memcpy(d, &y, 4); /* one store (gcc 12 builds four byte stores of y again a byte at a time) */
+#else
+    d[0] = (char)y;
+    d[1] = (char)(y >> 8);
+    d[2] = (char)(y >> 16);
+    d[3] = (char)(y >> 24);
+#endif
+}
+
+/* pcq_utf16_to_utf8 from pos on, `written` bytes of `room` written (room 0:
+ * none will be): ASCII four units a turn, then the few before a unit that is
+ * not, a byte each; where fewer than four bytes of room are left, a unit at
+ * a time writes what fits. */
+static PCQ_NOINLINE size_t utf16_to_utf8_rest(const uint8_t *src, size_t nbytes, size_t pos, char *dst,
+                                              size_t room, size_t written, size_t *replaced)
+{
+    size_t need = written, bad = 0, t, k, n;
+    int full = room == 0 || written == room; /* nothing more is written once a character did not fit */
     uint8_t enc[4];
-    if (!src) nbytes = 0;
-    nbytes &= ~(size_t)1;
+    uint64_t w;
     while (pos < nbytes) {
+        t = (nbytes - pos) / 8;
+        if (!full && (room - written) / 4 < t) t = (room - written) / 4;
+        for (k = t; k && !((w = ld64(src + pos)) & ASCII16_4); k--, pos += 8) {
+            if (!full) put_ascii4(dst + written, w);
+            written += 4;
+        }
+        need += 4 * (t - k);
+        if (full) written -= 4 * (t - k); /* nothing was written */
+        for (; pos < nbytes && !full && (w = ld16(src + pos)) < 0x80; pos += 2, need++) {
+            if (written == room)
+                full = 1;
+            else
+                dst[written++] = (char)w;
+        }
+        if (pos == nbytes) break;
         n = utf8_encode(next_code_point(src, nbytes, &pos, &bad), enc);
         need += n;
-        /* Keep room for the NUL; never split a character. */
-        if (!full && dst && cap > 0 && n <= cap - 1 - written) {
-            for (k = 0; k < n; k++) dst[written + k] = (char)enc[k];
-            written += n;
-        } else {
+        if (!full && n <= room - written) /* never split a character */
+            for (k = 0; k < n; k++) dst[written++] = (char)enc[k];
+        else
             full = 1;
-        }
     }
-    if (dst && cap > 0) dst[written] = '\0';
+    if (room) dst[written] = '\0';
     if (replaced) *replaced = bad;
     return need;
+}
+
+size_t pcq_utf16_to_utf8(const uint8_t *src, size_t nbytes, char *dst, size_t cap, size_t *replaced)
+{
+    size_t pos = 0, written = 0, room;
+    uint64_t w;
+    if (!src) nbytes = 0;
+    nbytes &= ~(size_t)1;
+    room = dst && cap > 0 ? cap - 1 : 0; /* text bytes: one is kept for the NUL */
+    /* Names are mostly ASCII, and the general step costs ~38 instructions a
+     * unit (the README's walk converts every instance's name): where an
+     * ASCII prefix fits whole there is no room to test, and a name that is
+     * all ASCII is done here, four units a turn, then the last few. */
+    if (room >= nbytes / 2 && room) {
+        for (; nbytes - pos >= 8 && !((w = ld64(src + pos)) & ASCII16_4); pos += 8, written += 4)
+            put_ascii4(dst + written, w);
+        if (pos != nbytes && nbytes - pos < 8 && nbytes >= 8 && !((w = ld64(src + nbytes - 8)) & ASCII16_4)) {
+            put_ascii4(dst + nbytes / 2 - 4, w); /* the last 1-3 units and, again, the ones before them */
+            written = nbytes / 2;
+            pos = nbytes;
+        }
+        for (; pos < nbytes && (w = ld16(src + pos)) < 0x80; pos += 2) dst[written++] = (char)w;
+        if (pos == nbytes) {
+            dst[written] = '\0';
+            if (replaced) *replaced = 0;
+            return written;
+        }
+    }
+    if (!room && dst && cap > 0) dst[0] = '\0';
+    return utf16_to_utf8_rest(src, nbytes, pos, dst, room, written, replaced);
 }
 
 void pcq_guid_to_text(const pcq_guid *g, char out[PCQ_GUID_TEXT_SIZE])

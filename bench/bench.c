@@ -7,6 +7,8 @@
  *   validate  pcq_decode_data alone (every block, instance and value checked);
  *   walk      the README's walk: pcq_decode_data, then the typed iterators
  *             over every block, instance (its name) and value, summing them;
+ *   walk8     the same, every name converted to UTF-8 (pcq_utf16_to_utf8)
+ *             as the README's example does to print it (--cg only);
  *   batch     the same, a type 2 or 6 block's values in one call of the batch
  *             reader pcq_block_rows_u64 (a type 1 block's through
  *             pcq_values_read_u64, a type 4 instance's with the instance);
@@ -360,6 +362,13 @@ typedef struct case_ctx {
 static void op_walk(case_ctx *c)
 {
     walk_data(c->buf, c->len, &c->wr);
+    bench_sink += c->wr.sum + c->wr.names;
+}
+
+/* walk8, for --cg alone: the walk, every name converted to UTF-8 */
+static void op_walk8(case_ctx *c)
+{
+    walk_data_utf8(c->buf, c->len, &c->wr);
     bench_sink += c->wr.sum + c->wr.names;
 }
 
@@ -1060,6 +1069,7 @@ static int cg_main(const char *op, const char *shape, const char *size, long pas
     if (!s || !z) die("--cg: unknown --shape or --size");
     for (k = 0; k < NOPS; k++)
         if (!strcmp(op, op_names[k])) fn = op_fns[k];
+    if (!strcmp(op, "walk8")) fn = op_walk8;
     if (cook && !s->cook) fn = NULL;
     if (!fn) die("--cg: unknown operation");
     c = malloc(sizeof *c);
@@ -1158,7 +1168,7 @@ int main(int argc, char **argv)
                     "                 [--sizes native,4KiB,1MiB,256MiB]\n"
                     "                 [--shapes procinfo,process,multi,wide,small,mix] [--markdown]\n"
                     "       pcq_bench --cg "
-                    "validate|walk|batch|scan|pass|memcpy|sum|encode|enci|encb|cook|column|hand\n"
+                    "validate|walk|walk8|batch|scan|pass|memcpy|sum|encode|enci|encb|cook|column|hand\n"
                     "                 [--shape S] [--size Z] [--passes N]\n");
             return help ? 0 : 2;
         }

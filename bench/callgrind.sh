@@ -111,15 +111,16 @@ if [ $quick = 1 ]; then
 fi
 
 printf 'callgrind (%s buffers, %s passes; instructions counted inside bench_cg_region only)\n\n' "$size" "$passes"
-printf '%-8s %10s | %8s %8s %8s %8s %8s | %8s %8s %8s | %8s %8s\n' \
-    shape bytes validate walk batch scan pass encode enci encb memcpy sum
-printf '%-8s %10s | %8s %8s %8s %8s %8s | %8s %8s %8s | %8s %8s\n' \
-    "" "" Ir/B Ir/B Ir/B Ir/B Ir/B Ir/B Ir/B Ir/B Ir/B Ir/B
+printf '%-8s %10s | %8s %8s %8s %8s %8s %8s | %8s %8s %8s | %8s %8s\n' \
+    shape bytes validate walk walk8 batch scan pass encode enci encb memcpy sum
+printf '%-8s %10s | %8s %8s %8s %8s %8s %8s | %8s %8s %8s | %8s %8s\n' \
+    "" "" Ir/B Ir/B Ir/B Ir/B Ir/B Ir/B Ir/B Ir/B Ir/B Ir/B Ir/B
 wv=-; ww=-; wb=-; we=-
 cooks=
 for shape in $shapes; do
     run validate "$shape"; v_ir=$ir; nbytes=$bytes; nvalues=$values
     run walk "$shape"; w_ir=$ir
+    run walk8 "$shape"; w8_ir=$ir
     run batch "$shape"; b_ir=$ir
     run scan "$shape"; sc_ir=$ir
     run pass "$shape"; p_ir=$ir
@@ -128,8 +129,9 @@ for shape in $shapes; do
     run encb "$shape"; eb_ir=$ir
     run memcpy "$shape"; m_ir=$ir
     run sum "$shape"; s_ir=$ir
-    printf '%-8s %10s | %8s %8s %8s %8s %8s | %8s %8s %8s | %8s %8s\n' \
-        "$shape" "$nbytes" "$(per "$v_ir" "$nbytes")" "$(per "$w_ir" "$nbytes")" "$(per "$b_ir" "$nbytes")" \
+    printf '%-8s %10s | %8s %8s %8s %8s %8s %8s | %8s %8s %8s | %8s %8s\n' \
+        "$shape" "$nbytes" "$(per "$v_ir" "$nbytes")" "$(per "$w_ir" "$nbytes")" "$(per "$w8_ir" "$nbytes")" \
+        "$(per "$b_ir" "$nbytes")" \
         "$(per "$sc_ir" "$nbytes")" "$(per "$p_ir" "$nbytes")" "$(per "$e_ir" "$nbytes")" \
         "$(per "$ei_ir" "$nbytes")" "$(per "$eb_ir" "$nbytes")" "$(per "$m_ir" "$nbytes")" "$(per "$s_ir" "$nbytes")"
     wv=$(maxof "$wv" "$(per "$v_ir" "$nbytes")")
@@ -153,7 +155,9 @@ printf '\n%-8s %10s | %8s %8s %8s | %6s %6s\n' shape values cook column hand "co
 printf '%-8s %10s | %8s %8s %8s | %6s %6s\n' "" "" Ir/value Ir/value Ir/value hand hand
 printf '%s' "$cooks"
 printf '\nvalidate = pcq_decode_data; walk = the README walk (decode, then the typed iterators over every\n'
-printf 'block, instance and value); batch = the same, a block'"'"'s values by pcq_block_rows_u64;\n'
+printf 'block, instance and value); walk8 = the same, every instance'"'"'s name converted to UTF-8 as the\n'
+printf 'README'"'"'s example does (pcq_utf16_to_utf8); batch = the same as walk, a block'"'"'s values by\n'
+printf 'pcq_block_rows_u64;\n'
 printf 'scan / pass = one pass with PCQ_BULK, values checked / also read; encode, enci, encb per output\n'
 printf 'byte (a call a value / an instance a call / the batch writer, a block'"'"'s instances a call);\n'
 printf 'cook = pcq_calc_cook, column = pcq_calc_cook_column, hand = inline formulas.\n'

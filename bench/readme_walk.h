@@ -3,7 +3,8 @@
  * bench/readme_walk.h - the README's walk of a data buffer, as the bench
  * measures it (pcq_bench's "walk") and as pcq_hostile runs it on the worst
  * inputs (its "iter" mode): pcq_decode_data, then the typed iterators over
- * every block, every instance (its name) and every value.
+ * every block, every instance (its name) and every value; and the same with
+ * every name converted to UTF-8 (pcq_bench's "walk8").
  */
 #ifndef PCQ_BENCH_README_WALK_H
 #define PCQ_BENCH_README_WALK_H
@@ -15,8 +16,16 @@ typedef struct walk_result {
     int rc;
 } walk_result;
 
-/* Validate, then walk every value with the iterators and sum them. */
-static void walk_data(const uint8_t *buf, size_t len, walk_result *r)
+/* Validate, then walk every value with the iterators and sum them; with
+ * utf8, every instance's name converted into it (cap bytes), as the README's
+ * example does to print it, else its length taken. Written once for both,
+ * and inlined into each (a call of its own per use would move the walk's
+ * figures). */
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline void
+walk_core(const uint8_t *buf, size_t len, walk_result *r, char *utf8, size_t cap)
 {
     pcq_data d;
     pcq_iter bi, ii, vi;
@@ -35,7 +44,7 @@ static void walk_data(const uint8_t *buf, size_t len, walk_result *r)
             pcq_block_instances(&d, &b, &ii);
             while ((rc = pcq_instances_of_block_next(&ii, &in)) == 1) {
                 ninst++;
-                names += in.name.len;
+                names += utf8 ? pcq_utf16_to_utf8(in.name.ptr, in.name.len, utf8, cap, NULL) : in.name.len;
                 pcq_instance_values(&d, &in, &vi);
                 while ((rc = pcq_values_next(&vi, &v)) == 1) {
                     sum += v.u64;
@@ -47,7 +56,7 @@ static void walk_data(const uint8_t *buf, size_t len, walk_result *r)
             pcq_block_instances(&d, &b, &ii);
             while ((rc = pcq_instances_of_block_next(&ii, &in)) == 1) {
                 ninst++;
-                names += in.name.len;
+                names += utf8 ? pcq_utf16_to_utf8(in.name.ptr, in.name.len, utf8, cap, NULL) : in.name.len;
                 sum += in.value.u64;
                 nval++;
             }
@@ -66,6 +75,18 @@ static void walk_data(const uint8_t *buf, size_t len, walk_result *r)
     r->instances = ninst;
     r->values = nval;
     r->names = names; /* the walk looks at every instance's name */
+}
+
+static void walk_data(const uint8_t *buf, size_t len, walk_result *r)
+{
+    walk_core(buf, len, r, NULL, 0);
+}
+
+/* The same, every name converted to UTF-8 (pcq_utf16_to_utf8). */
+static inline void walk_data_utf8(const uint8_t *buf, size_t len, walk_result *r)
+{
+    char utf8[256];
+    walk_core(buf, len, r, utf8, sizeof utf8);
 }
 
 #endif

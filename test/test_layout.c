@@ -1158,6 +1158,126 @@ static void test_small_things(void)
              "every decoder without an out-parameter");
 }
 
+/* ---- pcq_utf16_to_utf8 ---------------------------------------------- */
+
+static uint64_t ut_rand(uint64_t *s) /* xorshift64 */
+{
+    *s ^= *s << 13;
+    *s ^= *s >> 7;
+    *s ^= *s << 17;
+    return *s;
+}
+
+static uint32_t ut_ld16(const uint8_t *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8;
+}
+
+/* The conversion a code point at a time, as the spec of the function says
+ * (pcq_codec.h): a pair of surrogates is one character, any other surrogate
+ * U+FFFD; at most cap - 1 bytes and a NUL, never a character split; the
+ * result is what the whole conversion needs. */
+static size_t ref_utf16_to_utf8(const uint8_t *s, size_t nbytes, char *dst, size_t cap, size_t *replaced)
+{
+    size_t pos = 0, need = 0, written = 0, bad = 0, n, k;
+    int full = 0;
+    uint8_t e[4];
+    nbytes &= ~(size_t)1;
+    while (pos < nbytes) {
+        uint32_t c = ut_ld16(s + pos), lo;
+        pos += 2;
+        if (c >= 0xD800 && c <= 0xDFFF) {
+            lo = pos + 2 <= nbytes ? ut_ld16(s + pos) : 0;
+            if (c <= 0xDBFF && lo >= 0xDC00 && lo <= 0xDFFF) {
+                c = 0x10000 + ((c - 0xD800) << 10) + (lo - 0xDC00);
+                pos += 2;
+            } else {
+                c = 0xFFFD;
+                bad++;
+            }
+        }
+        if (c < 0x80) {
+            e[0] = (uint8_t)c;
+            n = 1;
+        } else if (c < 0x800) {
+            e[0] = (uint8_t)(0xC0 | c >> 6);
+            e[1] = (uint8_t)(0x80 | (c & 0x3F));
+            n = 2;
+        } else if (c < 0x10000) {
+            e[0] = (uint8_t)(0xE0 | c >> 12);
+            e[1] = (uint8_t)(0x80 | (c >> 6 & 0x3F));
+            e[2] = (uint8_t)(0x80 | (c & 0x3F));
+            n = 3;
+        } else {
+            e[0] = (uint8_t)(0xF0 | c >> 18);
+            e[1] = (uint8_t)(0x80 | (c >> 12 & 0x3F));
+            e[2] = (uint8_t)(0x80 | (c >> 6 & 0x3F));
+            e[3] = (uint8_t)(0x80 | (c & 0x3F));
+            n = 4;
+        }
+        need += n;
+        if (!full && dst && cap > 0 && written + n <= cap - 1)
+            for (k = 0; k < n; k++) dst[written++] = (char)e[k];
+        else
+            full = 1;
+    }
+    if (dst && cap > 0) dst[written] = 0;
+    if (replaced) *replaced = bad;
+    return need;
+}
+
+/* ASCII is converted four units a turn, then a unit at a time, with a path
+ * of its own where an ASCII prefix fits whole: random texts (mostly ASCII,
+ * runs of every length, units from every range, lone and paired
+ * surrogates, an odd last byte) at every cap up to past what they need,
+ * against the reference: the result, every byte written and the byte after,
+ * the count of replaced surrogates; and a NULL destination. */
+static void test_utf16_to_utf8(void)
+{
+    static const uint16_t kinds[8] = {0x41, 0x7F, 0x80, 0x7FF, 0x800, 0xD800, 0xDC00, 0xFFFF};
+    uint8_t src[81];
+    char got[256], want[256];
+    uint64_t rng = 0x9E3779B97F4A7C15u, r;
+    uint32_t u;
+    size_t len, cap, i, rg, rw, ng, nw, bad = 0, pairs = 0;
+    unsigned round;
+    for (round = 0; round < 3000; round++) {
+        len = (size_t)(ut_rand(&rng) % sizeof src); /* odd lengths too: the last byte is ignored */
+        for (i = 0; i < len; i += 2) {
+            r = ut_rand(&rng);
+            if ((r & 15) == 0 && len - i >= 4) { /* a surrogate pair */
+                u = 0xD800 + (uint32_t)(r >> 8) % 0x400;
+                src[i + 2] = (uint8_t)(r >> 24);
+                src[i + 3] = (uint8_t)(0xDC + (r >> 32) % 4);
+                pairs++;
+            } else {
+                u = (r & 7) < 5 ? 0x20 + (uint32_t)(r >> 8) % 0x5F /* ASCII, most often */
+                                : kinds[(r >> 3) & 7] + (uint32_t)(r >> 16) % 3;
+            }
+            src[i] = (uint8_t)u;
+            if (i + 1 < len) src[i + 1] = (uint8_t)(u >> 8);
+            if (u >= 0xD800 && u < 0xDC00 && (r & 15) == 0) i += 2;
+        }
+        nw = ref_utf16_to_utf8(src, len, NULL, 0, &rw);
+        ng = pcq_utf16_to_utf8(src, len, NULL, 0, &rg);
+        TL_CHECK(ng == nw && rg == rw, "round %u, no destination: %zu %zu, replaced %zu %zu", round, ng, nw,
+                 rg, rw);
+        for (cap = 0; cap <= nw + 2 && cap < sizeof got; cap++) {
+            memset(got, 0x55, sizeof got);
+            memset(want, 0x55, sizeof want);
+            ng = pcq_utf16_to_utf8(src, len, got, cap, &rg);
+            nw = ref_utf16_to_utf8(src, len, want, cap, &rw);
+            if (!TL_CHECK(ng == nw && rg == rw && memcmp(got, want, sizeof got) == 0,
+                          "round %u, %zu bytes, cap %zu: %zu %zu, replaced %zu %zu, bytes %s", round, len,
+                          cap, ng, nw, rg, rw, memcmp(got, want, sizeof got) ? "differ" : "the same"))
+                return;
+        }
+        bad += rw;
+    }
+    TL_CHECK(bad > 100 && pairs > 100, "the texts had lone surrogates (%zu) and pairs (%zu)", bad, pairs);
+    TL_CHECK(pcq_utf16_to_utf8(NULL, 4, got, sizeof got, NULL) == 0 && got[0] == 0, "NULL source");
+}
+
 int main(void)
 {
     test_descriptions();
@@ -1173,5 +1293,6 @@ int main(void)
     test_columns_wide();
     test_unaligned_instance();
     test_small_things();
+    test_utf16_to_utf8();
     return tl_finish();
 }
