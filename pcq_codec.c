@@ -29,6 +29,7 @@
 /* The header routes these through inline fast paths (macros of the same
  * names); here they are the functions themselves. */
 #undef pcq_values_next
+#undef pcq_block_counter_id
 #undef pcq_instance_values
 #undef pcq_instances_of_block_next
 #undef pcq_block_values

@@ -1305,6 +1305,15 @@ PCQ_INLINE_ void pcq_item_values_fast_(const pcq_walk *w, const pcq_item *item, 
     }
 }
 
+/* A value's counter id, as the README's loop takes it for every value: the
+ * call cost ~20 instructions a value where the walk costs ~6 (registers
+ * saved around it); inline, ~4. */
+PCQ_INLINE_ uint32_t pcq_block_counter_id_fast_(const pcq_block *b, uint32_t i)
+{
+    return b ? pcq_block_counter_id_(b, i) : 0;
+}
+
+#define pcq_block_counter_id(b, i)           pcq_block_counter_id_fast_((b), (i))
 #define pcq_values_next(it, out)             pcq_values_next_fast_((it), (out))
 #define pcq_item_values(w, item, it)         pcq_item_values_fast_((w), (item), (it))
 #define pcq_values_read_u64(it, out, cap)    pcq_values_read_u64_fast_((it), (out), (cap))

@@ -1140,6 +1140,12 @@ static void test_small_things(void)
     TL_CHECK(pcq_decode_data(data, sizeof data, NULL, &d, NULL) == PCQ_OK, "decode");
     pcq_data_blocks(&d, &it);
     TL_CHECK(pcq_blocks_next(&it, &b) == 1 && b.num_counters == 2, "the block");
+    /* the header's inline copy and the function: an id, 0 past the list and without a block */
+    TL_CHECK(pcq_block_counter_id(&b, 0) == 7 && pcq_block_counter_id(&b, 1) == 9 &&
+                 pcq_block_counter_id(&b, 2) == 0 && pcq_block_counter_id(NULL, 0) == 0 &&
+                 (pcq_block_counter_id)(&b, 1) == 9 && (pcq_block_counter_id)(&b, 2) == 0 &&
+                 (pcq_block_counter_id)(NULL, 1) == 0,
+             "counter ids");
     pcq_block_values(&d, &b, &it);
     TL_CHECK(pcq_values_read(&it, r, 1) == 1 && r[0].u64 == 100 && r[0].offset == 80 && r[0].data_size == 4,
              "a batch of one");
