@@ -7,8 +7,9 @@
  *   validate  pcq_decode_data alone (every block, instance and value checked);
  *   walk      the README's walk: pcq_decode_data, then the typed iterators
  *             over every block, instance (its name) and value, summing them;
- *   walk8     the same, every name converted to UTF-8 (pcq_utf16_to_utf8)
- *             as the README's example does to print it (--cg only);
+ *   walk8     the README's example as written, less its printf: the walk,
+ *             every name converted to UTF-8 (pcq_utf16_to_utf8) and every
+ *             value's counter id taken (pcq_block_counter_id) (--cg only);
  *   batch     the same, a type 2 or 6 block's values in one call of the batch
  *             reader pcq_block_rows_u64 (a type 1 block's through
  *             pcq_values_read_u64, a type 4 instance's with the instance);
@@ -365,7 +366,7 @@ static void op_walk(case_ctx *c)
     bench_sink += c->wr.sum + c->wr.names;
 }
 
-/* walk8, for --cg alone: the walk, every name converted to UTF-8 */
+/* walk8, for --cg alone: the README's example (names to UTF-8, counter ids) */
 static void op_walk8(case_ctx *c)
 {
     walk_data_utf8(c->buf, c->len, &c->wr);

@@ -155,9 +155,9 @@ printf '\n%-8s %10s | %8s %8s %8s | %6s %6s\n' shape values cook column hand "co
 printf '%-8s %10s | %8s %8s %8s | %6s %6s\n' "" "" Ir/value Ir/value Ir/value hand hand
 printf '%s' "$cooks"
 printf '\nvalidate = pcq_decode_data; walk = the README walk (decode, then the typed iterators over every\n'
-printf 'block, instance and value); walk8 = the same, every instance'"'"'s name converted to UTF-8 as the\n'
-printf 'README'"'"'s example does (pcq_utf16_to_utf8); batch = the same as walk, a block'"'"'s values by\n'
-printf 'pcq_block_rows_u64;\n'
+printf 'block, instance and value); walk8 = the README'"'"'s example as written, less its printf: the\n'
+printf 'same, every name converted to UTF-8 and every value'"'"'s counter id taken; batch = the same as\n'
+printf 'walk, a block'"'"'s values by pcq_block_rows_u64;\n'
 printf 'scan / pass = one pass with PCQ_BULK, values checked / also read; encode, enci, encb per output\n'
 printf 'byte (a call a value / an instance a call / the batch writer, a block'"'"'s instances a call);\n'
 printf 'cook = pcq_calc_cook, column = pcq_calc_cook_column, hand = inline formulas.\n'
