@@ -82,8 +82,8 @@ const char *pcq_version_string(void)
 /* 1. Loads, errors and diagnostics                                         */
 /* ======================================================================== */
 
-/* Byte-wise little-endian loads, so alignment and host order never matter.
- * The caller has already checked that the bytes exist. */
+/* Byte-wise little-endian loads and a store, so alignment and host order
+ * never matter. The caller has already checked that the bytes exist. */
 static PCQ_INLINE uint16_t ld16(const uint8_t *p)
 {
     return (uint16_t)(p[0] | (unsigned)p[1] << 8);
@@ -106,6 +106,11 @@ static PCQ_INLINE uint64_t ld64(const uint8_t *p)
     memcpy(&v, p, 8);
     return v;
 }
+
+static PCQ_INLINE void st32(uint8_t *p, uint32_t v)
+{
+    memcpy(p, &v, 4); /* one store (gcc 12 makes four byte stores of a computed v a byte at a time) */
+}
 #else
 static PCQ_INLINE uint32_t ld32(const uint8_t *p)
 {
@@ -115,6 +120,14 @@ static PCQ_INLINE uint32_t ld32(const uint8_t *p)
 static PCQ_INLINE uint64_t ld64(const uint8_t *p)
 {
     return (uint64_t)ld32(p) | (uint64_t)ld32(p + 4) << 32;
+}
+
+static PCQ_INLINE void st32(uint8_t *p, uint32_t v)
+{
+    p[0] = (uint8_t)v;
+    p[1] = (uint8_t)(v >> 8);
+    p[2] = (uint8_t)(v >> 16);
+    p[3] = (uint8_t)(v >> 24);
 }
 #endif
 
@@ -3759,15 +3772,7 @@ static size_t utf8_encode(uint32_t cp, uint8_t out[4])
 static PCQ_INLINE void put_ascii4(char *d, uint64_t w)
 {
     uint64_t x = w | w >> 8; /* bytes 0-1: units 0 and 1; bytes 4-5: units 2 and 3 */
-    uint32_t y = (uint32_t)((x & 0xFFFFu) | (x >> 16 & 0xFFFF0000u));
-#if defined(__BYTE_ORDER__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    memcpy(d, &y, 4); /* one store (gcc 12 builds four byte stores of y again a byte at a time) */
-#else
-    d[0] = (char)y;
-    d[1] = (char)(y >> 8);
-    d[2] = (char)(y >> 16);
-    d[3] = (char)(y >> 24);
-#endif
+    st32((uint8_t *)d, (uint32_t)((x & 0xFFFFu) | (x >> 16 & 0xFFFF0000u)));
 }
 
 /* pcq_utf16_to_utf8 from pos on, `written` bytes of `room` written (room 0:
@@ -3998,14 +4003,7 @@ static void wr_store(pcq_writer *w, size_t at, uint8_t b)
  * appending and for back-patching (a patch past cap is thus skipped). */
 static PCQ_INLINE void wr_le32(uint8_t *p, uint32_t v)
 {
-#if defined(__BYTE_ORDER__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    memcpy(p, &v, 4); /* one store where the host order is the wire's */
-#else
-    p[0] = (uint8_t)v;
-    p[1] = (uint8_t)(v >> 8);
-    p[2] = (uint8_t)(v >> 16);
-    p[3] = (uint8_t)(v >> 24);
-#endif
+    st32(p, v);
 }
 
 /* n 32-bit values to p in the wire's order: one copy where the host's is the
