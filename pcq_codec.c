@@ -3789,12 +3789,10 @@ static PCQ_NOINLINE size_t utf16_to_utf8_rest(const uint8_t *src, size_t nbytes,
     while (pos < nbytes) {
         t = (nbytes - pos) / 8;
         if (!full && (room - written) / 4 < t) t = (room - written) / 4;
-        for (k = t; k && !((w = ld64(src + pos)) & ASCII16_4); k--, pos += 8) {
-            if (!full) put_ascii4(dst + written, w);
-            written += 4;
-        }
+        for (k = t; k && !((w = ld64(src + pos)) & ASCII16_4); k--, pos += 8)
+            if (!full) put_ascii4(dst + written + 4 * (t - k), w);
         need += 4 * (t - k);
-        if (full) written -= 4 * (t - k); /* nothing was written */
+        if (!full) written += 4 * (t - k);
         for (; pos < nbytes && !full && (w = ld16(src + pos)) < 0x80; pos += 2, need++) {
             if (written == room)
                 full = 1;

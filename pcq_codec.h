@@ -1307,7 +1307,7 @@ PCQ_INLINE_ void pcq_item_values_fast_(const pcq_walk *w, const pcq_item *item, 
 
 /* A value's counter id, as the README's loop takes it for every value: the
  * call cost ~20 instructions a value where the walk costs ~6 (registers
- * saved around it); inline, ~4. */
+ * saved around it); inline, ~5. */
 PCQ_INLINE_ uint32_t pcq_block_counter_id_fast_(const pcq_block *b, uint32_t i)
 {
     return b ? pcq_block_counter_id_(b, i) : 0;

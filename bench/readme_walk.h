@@ -14,6 +14,7 @@
 
 typedef struct walk_result {
     uint64_t sum, instances, values, names; /* names: their bytes */
+    uint64_t ids;                           /* walk8: the counter ids taken, summed */
     int rc;
 } walk_result;
 
@@ -34,11 +35,11 @@ walk_core(const uint8_t *buf, size_t len, walk_result *r, char *utf8, size_t cap
     pcq_block b;
     pcq_data_instance in;
     pcq_value v;
-    uint64_t sum = 0, ninst = 0, nval = 0, names = 0;
+    uint64_t sum = 0, ninst = 0, nval = 0, names = 0, ids = 0;
     uint32_t k;
     int rc;
 
-    r->sum = r->instances = r->values = r->names = 0;
+    r->sum = r->instances = r->values = r->names = r->ids = 0;
     r->rc = pcq_decode_data(buf, len, NULL, &d, NULL);
     if (r->rc != PCQ_OK) return;
     pcq_data_blocks(&d, &bi);
@@ -52,7 +53,7 @@ walk_core(const uint8_t *buf, size_t len, walk_result *r, char *utf8, size_t cap
                 for (k = 0; (rc = pcq_values_next(&vi, &v)) == 1; k++) {
                     sum += v.u64;
                     nval++;
-                    if (utf8) names += pcq_block_counter_id(&b, k);
+                    if (utf8) ids += pcq_block_counter_id(&b, k);
                 }
                 if (rc < 0) break;
             }
@@ -70,7 +71,7 @@ walk_core(const uint8_t *buf, size_t len, walk_result *r, char *utf8, size_t cap
             for (k = 0; (rc = pcq_values_next(&vi, &v)) == 1; k++) {
                 sum += v.u64;
                 nval++;
-                if (utf8) names += pcq_block_counter_id(&b, k);
+                if (utf8) ids += pcq_block_counter_id(&b, k);
             }
         }
         if (rc < 0) break;
@@ -80,6 +81,7 @@ walk_core(const uint8_t *buf, size_t len, walk_result *r, char *utf8, size_t cap
     r->instances = ninst;
     r->values = nval;
     r->names = names; /* the walk looks at every instance's name */
+    r->ids = ids;
 }
 
 static void walk_data(const uint8_t *buf, size_t len, walk_result *r)
