@@ -4522,7 +4522,7 @@ static int wr_begin_block(pcq_writer *w, uint32_t type, uint32_t status, wr_id_f
     w->block_type = type;
     w->want_values = has_ids ? n : 1; /* per block (1, 2) or per instance (4, 6) */
     w->fast = 0;
-    w->rest = w->want_values;
+    w->rest = has_instances ? 0 : w->want_values; /* an instance block wants an instance first */
     w->ninstances = 0;
     if (w->err == PCQ_OK) w->state = WR_BLOCK;
     wr_sync(w);
@@ -4576,8 +4576,21 @@ static PCQ_INLINE unsigned wr_records(uint8_t *p, const uint64_t *values, const 
     return bad;
 }
 
+/* A name of n < 8 bytes (n even) as the word it fills with its NUL and
+ * padding at an instance's offset 8: its units, zeros above; all ones when
+ * one of its units is U+0000 (no name of that word is a NUL-free text). */
+static PCQ_INLINE uint64_t wr_short_name(const uint8_t *src, size_t n)
+{
+    uint64_t x = n >= 4 ? ld32(src) : 0;
+    if (n & 2) x |= (uint64_t)ld16(src + n - 2) << (8 * (n - 2));
+    /* has_nul16 over the n bytes alone: the zeros above them are not units,
+     * and a borrow from them only flags the lanes above */
+    if ((x - LANES_LO) & ~x & LANES_HI & (((uint64_t)1 << (8 * n)) - 1)) return ~(uint64_t)0;
+    return x;
+}
+
 /* The common case of an instance, for pcq_put_data_instance and _u64: the
- * writer wants one now (w->fast_inst), a name that fits dst with room for
+ * writer wants one now (w->fast_inst, the open unit complete), a name that fits dst with room for
  * its n values (n 0: they come later, through w->fast; else all of them,
  * n == w->want_values), no U+0000 in the name. 1 when it was stored with
  * its values; -1 when a size was not 4 or 8; 0 to take the checked path,
@@ -4588,31 +4601,37 @@ static PCQ_INLINE int wr_fast_instance(pcq_writer *w, uint32_t instance_id, cons
                                        uint32_t n)
 {
     size_t size, room;
+    uint64_t x;
     uint8_t *p;
-    if (!w || !w->fast_inst || !name16 || nbytes > 0x7FFFFFF0u || (nbytes & 1)) return 0;
+    /* fast_inst, and the open unit has its values (fast and rest 0) */
+    if (!w || !w->fast_inst || (w->fast | w->rest) || !name16 || nbytes > 0x7FFFFFF0u || (nbytes & 1))
+        return 0;
     size = (INSTANCE_HEADER_SIZE + nbytes + NUL16_SIZE + 7) & ~(size_t)7;
     room = w->cap - w->len; /* w->fast_inst: dst, and len <= cap */
     if (size > room || n > (room - size) / WR_MIN_VALUE_AREA) return 0;
     p = w->dst + w->len;
-    wr_le64(p + size - 8, 0); /* the NUL and the padding: the name's last 8 bytes */
-    if (nbytes >= 8 ? wr_copy_name8(p + INSTANCE_HEADER_InstanceName, name16, nbytes) != 0
-                    : wr_check_text(name16, nbytes) != PCQ_OK)
-        return 0;
-    if (nbytes < 8) memcpy(p + INSTANCE_HEADER_InstanceName, name16, nbytes);
+    if (nbytes < 8) { /* no call (a check and a copy): a function that makes none saves no registers */
+        if ((x = wr_short_name(name16, nbytes)) == ~(uint64_t)0) return 0;
+        wr_le64(p + INSTANCE_HEADER_InstanceName, x); /* size 16: the whole name area */
+    } else {
+        wr_le64(p + size - 8, 0); /* the NUL and the padding: the name's last 8 bytes */
+        if (wr_copy_name8(p + INSTANCE_HEADER_InstanceName, name16, nbytes) != 0) return 0;
+    }
     if (n && wr_records(p + size, values, sizes, n)) return -1;
     wr_le32(p + INSTANCE_HEADER_Size, (uint32_t)size);
     wr_le32(p + INSTANCE_HEADER_InstanceId, instance_id);
     w->len += size + (size_t)n * WR_MIN_VALUE_AREA;
     w->ninstances++;
-    /* n 0: its values come next (what wr_sync would say, from what is known here) */
+    /* what wr_sync would say, from what is known here: n 0, its values come
+     * next; else it is complete (n > 0 is all its values, the caller's test,
+     * or it wants none) */
+    w->fast_inst = w->ninstances < PCQ_MAX_INSTANCES;
     if (n == 0 && w->want_values > 0) {
         room = (room - size) / WR_MIN_VALUE_AREA;
         w->fast = w->want_values < room ? w->want_values : (uint32_t)room;
         w->rest = w->want_values - w->fast;
-        w->fast_inst = 0;
-    } else { /* complete: n > 0 is all its values (the caller's test), or it wants none */
+    } else {
         w->fast = w->rest = 0;
-        w->fast_inst = w->ninstances < PCQ_MAX_INSTANCES;
     }
     return 1;
 }
@@ -4703,30 +4722,25 @@ static void wr_sync(pcq_writer *w)
     w->fast = 0;
     w->fast_inst = 0;
     if (w->err != PCQ_OK || w->state != WR_BLOCK || !w->dst || w->len > w->cap) return;
-    if (wr_unit_complete(w)) {
-        w->fast_inst = wr_block_has_instances(w) && w->ninstances < PCQ_MAX_INSTANCES;
-        return;
-    }
+    /* an instance may come once the unit has its values (the header's fast
+     * path stores the last one and calls nothing, so it is said now) */
+    w->fast_inst = wr_block_has_instances(w) && w->ninstances < PCQ_MAX_INSTANCES;
+    if (wr_unit_complete(w)) return;
     room = (w->cap - w->len) / WR_MIN_VALUE_AREA;
     w->fast = room < w->rest ? (uint32_t)room : w->rest;
     w->rest -= w->fast;
 }
 
-/* w->fast ran out: what wr_sync says when the unit has all its values (the
- * fast path vouched for the rest: no error, a block open, in dst), without
- * its call: a type 4/6 block wants its next instance, a type 1/2 block its
- * end (fast_inst stays 0, as it was while values came). */
+/* w->fast ran out: when the unit has all its values, nothing changes (an
+ * instance block's fast_inst was set with the fast path); else wr_sync
+ * finds room for the rest. */
 static PCQ_INLINE void wr_fast_done(pcq_writer *w)
 {
-    if (w->rest == 0) {
-        if (wr_block_has_instances(w)) w->fast_inst = w->ninstances < PCQ_MAX_INSTANCES;
-    } else {
-        wr_sync(w);
-    }
+    if (w->rest != 0) wr_sync(w);
 }
 
-/* One record on the fast path (w->fast > 0); after the last the writer may
- * want an instance (w->fast_inst). */
+/* One record on the fast path (w->fast > 0), as the header's inline step
+ * stores it; after the unit's last an instance block takes an instance. */
 static PCQ_INLINE void wr_fast_record(pcq_writer *w, uint64_t v, uint32_t data_size)
 {
     wr_record(w->dst + w->len, v, data_size);
@@ -4812,19 +4826,6 @@ int pcq_put_data_instance_u64(pcq_writer *w, uint32_t instance_id, const uint8_t
     return wr_data_instance_values(w, instance_id, name16, nbytes, values, sizes, n);
 }
 
-/* A name of n < 8 bytes (n even) as the word it fills with its NUL and
- * padding at an instance's offset 8: its units, zeros above; all ones when
- * one of its units is U+0000 (no name of that word is a NUL-free text). */
-static PCQ_INLINE uint64_t wr_short_name(const uint8_t *src, size_t n)
-{
-    uint64_t x = n >= 4 ? ld32(src) : 0;
-    if (n & 2) x |= (uint64_t)ld16(src + n - 2) << (8 * (n - 2));
-    /* has_nul16 over the n bytes alone: the zeros above them are not units,
-     * and a borrow from them only flags the lanes above */
-    if ((x - LANES_LO) & ~x & LANES_HI & (((uint64_t)1 << (8 * n)) - 1)) return ~(uint64_t)0;
-    return x;
-}
-
 /* As many of the instances as the common case takes (wr_fast_instance's
  * rules: a name of whole units with no U+0000, room in dst), with the
  * writer's fields in locals: the stores are bytes, which may alias *w, so a
@@ -4905,7 +4906,7 @@ int pcq_put_data_instances_u64(pcq_writer *w, const pcq_instance *inst, uint32_t
         /* values of instance i: n a row (values NULL only with n 0, which
          * the checked call takes and judges) */
         const uint64_t *v = values != NULL ? values + (size_t)i * n : NULL;
-        if (v != NULL && !bad && n > 0 && n == w->want_values && w->fast_inst)
+        if (v != NULL && !bad && n > 0 && n == w->want_values && w->fast_inst && !(w->fast | w->rest))
             i += wr_fast_instances(w, inst + i, ninst - i, v, sizes, n);
         if (i == ninst) break;
         v = values != NULL ? values + (size_t)i * n : NULL; /* the first the fast loop left */

@@ -1378,7 +1378,7 @@ typedef struct pcq_writer {
      * open unit still wants rest + fast values, so a record on the fast path
      * counts itself by fast alone */
     uint32_t fast;
-    uint32_t fast_inst; /* private: an instance may be stored now (if it fits) */
+    uint32_t fast_inst; /* private: an instance may be stored (if it fits) once fast and rest are 0 */
 } pcq_writer;
 
 /* Starts a writer on dst (cap bytes; dst NULL: a sizing pass). */
@@ -1462,9 +1462,10 @@ PCQ_API int pcq_end_data(pcq_writer *w);
 PCQ_API int pcq_reencode(pcq_kind kind, const void *src, size_t len, void *dst, size_t cap, size_t *out_len,
                          pcq_error *err);
 /* The writer's per-value fast path: while the open block or instance wants
- * more values than this one and they fit dst (w->fast, kept by the writer),
- * a 4- or 8-byte value is its 16-byte record, stored here; the last value
- * of a unit, and everything else, goes through the function. */
+ * values that fit dst (w->fast, kept by the writer), a 4- or 8-byte value
+ * is its 16-byte record, stored here, the unit's last one too (the writer
+ * said beforehand what may follow it); everything else goes through the
+ * function. */
 PCQ_INLINE_ void pcq_st64_(uint8_t *p, uint64_t v)
 {
     p[0] = (uint8_t)v;
@@ -1489,13 +1490,13 @@ PCQ_INLINE_ int pcq_put_value_fast_(pcq_writer *w, uint64_t v, uint32_t data_siz
 
 PCQ_INLINE_ int pcq_put_value_u64_fast_(pcq_writer *w, uint64_t v)
 {
-    if (w && w->fast > 1) return pcq_put_value_fast_(w, v, 8);
+    if (w && w->fast) return pcq_put_value_fast_(w, v, 8);
     return pcq_put_value_u64(w, v);
 }
 
 PCQ_INLINE_ int pcq_put_value_u32_fast_(pcq_writer *w, uint32_t v)
 {
-    if (w && w->fast > 1) return pcq_put_value_fast_(w, v, 4);
+    if (w && w->fast) return pcq_put_value_fast_(w, v, 4);
     return pcq_put_value_u32(w, v);
 }
 
