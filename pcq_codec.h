@@ -952,6 +952,7 @@ PCQ_API int pcq_block_rows_u64(const pcq_data *d, const pcq_block *b, uint64_t *
 
 #if defined(__GNUC__) && defined(__BYTE_ORDER__) && defined(__ORDER_LITTLE_ENDIAN__) && \
     __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define PCQ_HOST_LE_ 1 /* the host order is the wire's (and __builtin_memcpy is there) */
 /* One load where the host order is the wire's (as ld32 in pcq_codec.c; the
  * builtin needs no <string.h> here). */
 PCQ_INLINE_ uint32_t pcq_ld32_(const uint8_t *p)
@@ -1466,6 +1467,12 @@ PCQ_API int pcq_reencode(pcq_kind kind, const void *src, size_t len, void *dst, 
  * is its 16-byte record, stored here, the unit's last one too (the writer
  * said beforehand what may follow it); everything else goes through the
  * function. */
+#ifdef PCQ_HOST_LE_
+PCQ_INLINE_ void pcq_st64_(uint8_t *p, uint64_t v)
+{
+    __builtin_memcpy(p, &v, 8); /* one store: clang 14 stores a computed v's bytes one at a time */
+}
+#else
 PCQ_INLINE_ void pcq_st64_(uint8_t *p, uint64_t v)
 {
     p[0] = (uint8_t)v;
@@ -1477,6 +1484,7 @@ PCQ_INLINE_ void pcq_st64_(uint8_t *p, uint64_t v)
     p[6] = (uint8_t)(v >> 48);
     p[7] = (uint8_t)(v >> 56);
 }
+#endif
 
 PCQ_INLINE_ int pcq_put_value_fast_(pcq_writer *w, uint64_t v, uint32_t data_size)
 {
