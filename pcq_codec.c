@@ -29,6 +29,7 @@
 /* The header routes these through inline fast paths (macros of the same
  * names); here they are the functions themselves. */
 #undef pcq_values_next
+#undef pcq_utf16_to_utf8
 #undef pcq_block_counter_id
 #undef pcq_instance_values
 #undef pcq_instances_of_block_next
@@ -3766,14 +3767,8 @@ static size_t utf8_encode(uint32_t cp, uint8_t out[4])
     return 4;
 }
 
-#define ASCII16_4 0xFF80FF80FF80FF80u /* four UTF-16 units are all below U+0080 when these bits are 0 */
-
-/* Four such units (their high bytes 0) as their four bytes, in order. */
-static PCQ_INLINE void put_ascii4(char *d, uint64_t w)
-{
-    uint64_t x = w | w >> 8; /* bytes 0-1: units 0 and 1; bytes 4-5: units 2 and 3 */
-    st32((uint8_t *)d, (uint32_t)((x & 0xFFFFu) | (x >> 16 & 0xFFFF0000u)));
-}
+#define ASCII16_4  PCQ_ASCII16_4_ /* the header's: its inline conversion shares these two */
+#define put_ascii4 pcq_put_ascii4_
 
 /* pcq_utf16_to_utf8 from pos on, `written` bytes of `room` written (room 0:
  * none will be): ASCII four units a turn, then the few before a unit that is

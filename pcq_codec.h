@@ -968,6 +968,11 @@ PCQ_INLINE_ uint64_t pcq_ld64_(const uint8_t *p)
     __builtin_memcpy(&v, p, 8);
     return v;
 }
+
+PCQ_INLINE_ void pcq_st32_(uint8_t *p, uint32_t v)
+{
+    __builtin_memcpy(p, &v, 4);
+}
 #else
 PCQ_INLINE_ uint32_t pcq_ld32_(const uint8_t *p)
 {
@@ -977,6 +982,14 @@ PCQ_INLINE_ uint32_t pcq_ld32_(const uint8_t *p)
 PCQ_INLINE_ uint64_t pcq_ld64_(const uint8_t *p)
 {
     return (uint64_t)pcq_ld32_(p) | (uint64_t)pcq_ld32_(p + 4) << 32;
+}
+
+PCQ_INLINE_ void pcq_st32_(uint8_t *p, uint32_t v)
+{
+    p[0] = (uint8_t)v;
+    p[1] = (uint8_t)(v >> 8);
+    p[2] = (uint8_t)(v >> 16);
+    p[3] = (uint8_t)(v >> 24);
 }
 #endif
 
@@ -1340,6 +1353,42 @@ PCQ_API int pcq_validate(pcq_kind kind, const void *buf, size_t len, const pcq_o
  * *replaced (may be NULL) receives the number of unpaired surrogates that
  * became U+FFFD. */
 PCQ_API size_t pcq_utf16_to_utf8(const uint8_t *src, size_t nbytes, char *dst, size_t cap, size_t *replaced);
+
+/* Four UTF-16LE units are all below U+0080 when these bits of their 8 bytes
+ * (pcq_ld64_) are 0. */
+#define PCQ_ASCII16_4_ 0xFF80FF80FF80FF80u
+
+/* Four such units as their four bytes, in order, at d. */
+PCQ_INLINE_ void pcq_put_ascii4_(char *d, uint64_t w)
+{
+    uint64_t x = w | w >> 8; /* bytes 0-1: units 0 and 1; bytes 4-5: units 2 and 3 */
+    pcq_st32_((uint8_t *)d, (uint32_t)((x & 0xFFFFu) | (x >> 16 & 0xFFFF0000u)));
+}
+
+/* pcq_utf16_to_utf8 inline for the common name, as the README's loop takes
+ * every instance's: four units or more, all ASCII, with room for them and
+ * the NUL; four units a turn, the last one to four by the word that ends the
+ * name. Anything else goes through the function. */
+PCQ_INLINE_ size_t pcq_utf16_to_utf8_fast_(const uint8_t *src, size_t nbytes, char *dst, size_t cap,
+                                           size_t *replaced)
+{
+    size_t n = nbytes & ~(size_t)1, pos = 0;
+    uint64_t w;
+    if (src && dst && n >= 8 && n / 2 < cap) {
+        for (; n - pos > 8 && !((w = pcq_ld64_(src + pos)) & PCQ_ASCII16_4_); pos += 8)
+            pcq_put_ascii4_(dst + pos / 2, w);
+        if (n - pos <= 8 && !((w = pcq_ld64_(src + n - 8)) & PCQ_ASCII16_4_)) {
+            pcq_put_ascii4_(dst + n / 2 - 4, w); /* and again the units before the last ones */
+            dst[n / 2] = '\0';
+            if (replaced) *replaced = 0;
+            return n / 2;
+        }
+    }
+    return pcq_utf16_to_utf8(src, nbytes, dst, cap, replaced);
+}
+
+#define pcq_utf16_to_utf8(src, nbytes, dst, cap, replaced) \
+    pcq_utf16_to_utf8_fast_((src), (nbytes), (dst), (cap), (replaced))
 /* "xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx", lowercase, 36 chars + NUL. */
 #define PCQ_GUID_TEXT_SIZE 37
 /* Writes g in that form into out. */
