@@ -1808,6 +1808,7 @@ static void block_clear(pcq_block *b)
     b->multi_at = b->instances_at = 0;
     b->body = b->body_end = 0;
 }
+
 /* _PERF_COUNTER_HEADER (§2.2.4.8): a known dwType, a dwSize that holds what
  * the type requires and stays inside dwTotalSize. */
 static int parse_block(rd *r, const frame *f, size_t at, pcq_block *b)
@@ -4604,12 +4605,12 @@ static PCQ_INLINE uint64_t wr_short_name(const uint8_t *src, size_t n)
 }
 
 /* The common case of an instance, for pcq_put_data_instance and _u64: the
- * writer wants one now (w->fast_inst, the open unit complete), a name that fits dst with room for
- * its n values (n 0: they come later, through w->fast; else all of them,
- * n == w->want_values), no U+0000 in the name. 1 when it was stored with
- * its values; -1 when a size was not 4 or 8; 0 to take the checked path,
- * which says what is wrong. Nothing is appended unless all is well (the
- * bytes past w->len are scratch). */
+ * writer wants one now (w->fast_inst, and the open unit has its values), a
+ * name that fits dst with room for its n values (n 0: they come later,
+ * through w->fast; else all of them, n == w->want_values), no U+0000 in the
+ * name. 1 when it was stored with its values; -1 when a size was not 4 or
+ * 8; 0 to take the checked path, which says what is wrong. Nothing is
+ * appended unless all is well (the bytes past w->len are scratch). */
 static PCQ_INLINE int wr_fast_instance(pcq_writer *w, uint32_t instance_id, const uint8_t *name16,
                                        size_t nbytes, const uint64_t *values, const uint8_t *sizes,
                                        uint32_t n)

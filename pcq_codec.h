@@ -1389,6 +1389,7 @@ PCQ_INLINE_ size_t pcq_utf16_to_utf8_fast_(const uint8_t *src, size_t nbytes, ch
 
 #define pcq_utf16_to_utf8(src, nbytes, dst, cap, replaced) \
     pcq_utf16_to_utf8_fast_((src), (nbytes), (dst), (cap), (replaced))
+
 /* "xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx", lowercase, 36 chars + NUL. */
 #define PCQ_GUID_TEXT_SIZE 37
 /* Writes g in that form into out. */
