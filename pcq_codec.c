@@ -3208,7 +3208,7 @@ void pcq_item_values(const pcq_walk *w, const pcq_item *item, pcq_iter *it)
 {
     iter_init(it, w->buf, w->len, FR_VALUES, item->values, w->len);
     counted(&it->f, item->nvalues, 0, item->offset, "values", item->offset, "values");
-    it->fast = item->values_fast != 0;
+    it->fast = item->values_fast ? PCQ_ITER_FAST_ : 0;
 }
 
 void pcq_instances_begin(const void *buf, size_t len, pcq_iter *it)
@@ -3244,7 +3244,7 @@ void pcq_data_blocks(const pcq_data *d, pcq_iter *it)
     iter_init(it, d->buf, d->buf_len, FR_BLOCKS, DATA_HEADER_SIZE, d->total_size);
     counted(&it->f, d->num_counters, FL_EXACT, DATA_HEADER_dwNumCounter, DATA_HEADER_NAME ".dwNumCounter", 0,
             DATA_HEADER_NAME ".dwTotalSize");
-    it->fast = d->flags & PCQ_DATA_CANONICAL_;
+    it->fast = d->flags & PCQ_DATA_CANONICAL_ ? PCQ_ITER_FAST_ : 0;
 }
 
 /* A block of a canonical buffer, read without checks: what parse_block and
@@ -3434,7 +3434,7 @@ void pcq_block_values(const pcq_data *d, const pcq_block *b, pcq_iter *it)
                                                  : 1,
             FL_EXACT, b->multi_at + MULTI_COUNTERS_dwCounters, MULTI_COUNTERS_NAME ".dwCounters",
             b->offset + COUNTER_HEADER_dwSize, COUNTER_HEADER_NAME ".dwSize");
-    it->fast = d->flags & PCQ_DATA_CANONICAL_;
+    it->fast = d->flags & PCQ_DATA_CANONICAL_ ? PCQ_ITER_FAST_ : 0;
 }
 
 void pcq_block_instances(const pcq_data *d, const pcq_block *b, pcq_iter *it)
@@ -3446,7 +3446,7 @@ void pcq_block_instances(const pcq_data *d, const pcq_block *b, pcq_iter *it)
     it->f.btype = (uint8_t)b->type;
     it->f.nvalues = b->type == PCQ_PERF_COUNTERSET ? b->num_counters : 1;
     it->f.ids_at = b->type == PCQ_PERF_COUNTERSET ? b->multi_at + MULTI_COUNTERS_SIZE : 0;
-    it->fast = d->flags & PCQ_DATA_CANONICAL_;
+    it->fast = d->flags & PCQ_DATA_CANONICAL_ ? PCQ_ITER_FAST_ : 0;
 }
 
 /* The loops of pcq_instance_lean_ (pcq_codec.h): the rules frame_more and

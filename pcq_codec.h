@@ -851,11 +851,14 @@ PCQ_API int pcq_item_is_element(const pcq_item *it, pcq_kind kind);
 /* bytes that were not validated they check what they read, but not what    */
 /* they step over: use the walk for that. Fields are private but err.       */
 /* ------------------------------------------------------------------------ */
+/* pcq_iter.fast on canonical bytes: every bit, so that an inline step tests
+ * f.left & fast, one test for both. */
+#define PCQ_ITER_FAST_ 0xFFFFFFFFu
 typedef struct pcq_iter {
     const uint8_t *buf; /* private: the whole input */
     size_t len;         /* private: its length */
     pcq_walk_frame_ f;  /* private: the sequence and where it stands */
-    unsigned fast;      /* private: canonical bytes, stepped without checks */
+    uint32_t fast;      /* private: canonical bytes, stepped without checks (PCQ_ITER_FAST_, or 0) */
     pcq_error err;      /* why next() returned a negative status */
 } pcq_iter;
 
@@ -1079,12 +1082,13 @@ PCQ_INLINE_ int pcq_value_lean_(pcq_iter *it, pcq_value *out)
 
 PCQ_INLINE_ int pcq_values_next_fast_(pcq_iter *it, pcq_value *out)
 {
-    if (PCQ_LIKELY_(it->fast)) {
-        if (!it->f.left) return 0;
+    if (PCQ_LIKELY_(it->f.left & it->fast)) { /* one test: fast is every bit or none */
         pcq_value_at_(it->buf, it->f.pos, out);
         it->f.pos += 16;
         it->f.left--;
         return 1;
+    } else if (it->fast) { /* the end of canonical values */
+        return 0;
     } else if (pcq_value_lean_(it, out)) {
         return 1;
     } else { /* on copies, so that *it and *out stay in registers on the fast path */
@@ -1105,7 +1109,7 @@ PCQ_INLINE_ void pcq_values_fast_at_(const uint8_t *buf, size_t len, size_t pos,
     it->f.pos = pos;
     it->f.left = n;
     it->f.index = 0;
-    it->fast = 1;
+    it->fast = PCQ_ITER_FAST_;
     it->err.code = 0;
     it->err.offset = 0;
     it->err.what = 0;
@@ -1160,7 +1164,7 @@ PCQ_INLINE_ void pcq_block_instances_fast_(const pcq_data *d, const pcq_block *b
         it->f.left = b->num_instances;
         it->f.index = 0;
         it->f.nvalues = b->type == 6 ? b->num_counters : 1u;
-        it->fast = 1;
+        it->fast = PCQ_ITER_FAST_;
         it->err.code = 0;
         it->err.offset = 0;
         it->err.what = 0;
@@ -1242,7 +1246,7 @@ PCQ_INLINE_ int pcq_instance_lean_(pcq_iter *it, pcq_data_instance *out)
 
 PCQ_INLINE_ int pcq_instances_of_block_next_fast_(pcq_iter *it, pcq_data_instance *out)
 {
-    if (PCQ_LIKELY_(it->fast && it->f.left)) {
+    if (PCQ_LIKELY_(it->f.left & it->fast)) { /* one test: fast is every bit or none */
         const uint8_t *b = it->buf;
         size_t at = it->f.pos, size = pcq_ld32_(b + at), values = at + size;
         size_t end = values + 16 * (size_t)it->f.nvalues;
