@@ -3839,13 +3839,7 @@ size_t pcq_utf16_to_utf8(const uint8_t *src, size_t nbytes, char *dst, size_t ca
      * ASCII prefix fits whole there is no room to test, and a name that is
      * all ASCII is done here, four units a turn, then the last few. */
     if (room >= nbytes / 2 && room) {
-        for (; nbytes - pos >= 8 && !((w = ld64(src + pos)) & ASCII16_4); pos += 8, written += 4)
-            put_ascii4(dst + written, w);
-        if (pos != nbytes && nbytes - pos < 8 && nbytes >= 8 && !((w = ld64(src + nbytes - 8)) & ASCII16_4)) {
-            put_ascii4(dst + nbytes / 2 - 4, w); /* the last 1-3 units and, again, the ones before them */
-            written = nbytes / 2;
-            pos = nbytes;
-        }
+        if (nbytes >= 8) written = (pos = pcq_ascii16_prefix_(src, nbytes, dst)) / 2; /* the header's */
         for (; pos < nbytes && (w = ld16(src + pos)) < 0x80; pos += 2) dst[written++] = (char)w;
         if (pos == nbytes) {
             dst[written] = '\0';

@@ -1369,24 +1369,33 @@ PCQ_INLINE_ void pcq_put_ascii4_(char *d, uint64_t w)
     pcq_st32_((uint8_t *)d, (uint32_t)((x & 0xFFFFu) | (x >> 16 & 0xFFFF0000u)));
 }
 
+/* The ASCII units from the start of n bytes of UTF-16LE (n even, at least
+ * 8) as bytes at dst, which has room for n / 2: four units a turn, the last
+ * one to four by the word that ends the text (again the units before them).
+ * Returns the bytes of src done: n when all were ASCII, else where a word
+ * that is not begins (a multiple of 8). */
+PCQ_INLINE_ size_t pcq_ascii16_prefix_(const uint8_t *src, size_t n, char *dst)
+{
+    size_t pos = 0;
+    uint64_t w;
+    for (; n - pos > 8 && !((w = pcq_ld64_(src + pos)) & PCQ_ASCII16_4_); pos += 8)
+        pcq_put_ascii4_(dst + pos / 2, w);
+    if (n - pos > 8 || ((w = pcq_ld64_(src + n - 8)) & PCQ_ASCII16_4_)) return pos;
+    pcq_put_ascii4_(dst + n / 2 - 4, w);
+    return n;
+}
+
 /* pcq_utf16_to_utf8 inline for the common name, as the README's loop takes
  * every instance's: four units or more, all ASCII, with room for them and
- * the NUL; four units a turn, the last one to four by the word that ends the
- * name. Anything else goes through the function. */
+ * the NUL. Anything else goes through the function. */
 PCQ_INLINE_ size_t pcq_utf16_to_utf8_fast_(const uint8_t *src, size_t nbytes, char *dst, size_t cap,
                                            size_t *replaced)
 {
-    size_t n = nbytes & ~(size_t)1, pos = 0;
-    uint64_t w;
-    if (src && dst && n >= 8 && n / 2 < cap) {
-        for (; n - pos > 8 && !((w = pcq_ld64_(src + pos)) & PCQ_ASCII16_4_); pos += 8)
-            pcq_put_ascii4_(dst + pos / 2, w);
-        if (n - pos <= 8 && !((w = pcq_ld64_(src + n - 8)) & PCQ_ASCII16_4_)) {
-            pcq_put_ascii4_(dst + n / 2 - 4, w); /* and again the units before the last ones */
-            dst[n / 2] = '\0';
-            if (replaced) *replaced = 0;
-            return n / 2;
-        }
+    size_t n = nbytes & ~(size_t)1;
+    if (src && dst && n >= 8 && n / 2 < cap && pcq_ascii16_prefix_(src, n, dst) == n) {
+        dst[n / 2] = '\0';
+        if (replaced) *replaced = 0;
+        return n / 2;
     }
     return pcq_utf16_to_utf8(src, nbytes, dst, cap, replaced);
 }
