@@ -222,6 +222,7 @@ static int rd_fail(rd *r, int code, size_t offset, const char *what)
 #define WALK_QUICK 1u /* decoders: do not measure string texts */
 #define WALK_BULK  2u /* pcq_opts.flags has PCQ_BULK */
 #define WALK_DIAGS 4u /* someone listens for diagnostics (on_diag), or PCQ_STRICT */
+#define WALK_PASS  8u /* decoders: canonical blocks passed whole (pass_blocks) */
 
 /* Whether the walk looks for diagnostics at all: decided once, by
  * pcq_walk_begin (it is asked for every field that has a rule). */
@@ -2033,15 +2034,39 @@ static PCQ_FORCE_INLINE int canonical_block(const uint8_t *b, size_t at, size_t 
     return type == PCQ_PERF_ERROR_RETURN && size == COUNTER_HEADER_SIZE;
 }
 
+/* A canonical block, header and body, at `at` (8-aligned) inside [at, lim),
+ * lim - at >= 16; w is its dwSize and Reserved (Reserved 0, dwSize a
+ * multiple of 8 from 16 to what is left). */
+static PCQ_FORCE_INLINE int canonical_block_at(const uint8_t *b, size_t at, size_t lim, uint64_t w)
+{
+    return !(w & ~(uint64_t)0xFFFFFFF8u) &&
+           (uint32_t)w - COUNTER_HEADER_SIZE <= lim - at - COUNTER_HEADER_SIZE &&
+           canonical_block(b, at, (uint32_t)w, ld32(b + at + COUNTER_HEADER_dwType));
+}
+
+/* Up to *n canonical blocks from `at` inside [at, lim): where they end; *n
+ * less the blocks passed. */
+static size_t canonical_blocks(const uint8_t *b, size_t at, size_t lim, uint32_t *n)
+{
+    uint64_t w;
+    for (; *n > 0 && lim - at >= COUNTER_HEADER_SIZE &&
+           canonical_block_at(b, at, lim, w = ld64(b + at + COUNTER_HEADER_dwSize));
+         --*n)
+        at += (uint32_t)w;
+    return at;
+}
+
 /* The whole buffer: dwTotalSize is the input, dwNumCounter blocks fill it. */
 static int canonical_data(const uint8_t *b, size_t len)
 {
-    size_t at = DATA_HEADER_SIZE, size;
+    size_t at = DATA_HEADER_SIZE;
     uint32_t n, i;
     if (!b || len < DATA_HEADER_SIZE || ld32(b + DATA_HEADER_dwTotalSize) != len) return 0;
     n = ld32(b + DATA_HEADER_dwNumCounter);
-    for (i = 0; i < n; i++) {
+    for (i = 0; i < n; i++) { /* canonical_blocks' test written out: through canonical_block_at, or with
+                                * that loop's result, gcc 12 spent one or two instructions a block more */
         uint64_t w; /* dwSize and Reserved: Reserved 0, dwSize a multiple of 8 from 16 to what is left */
+        size_t size;
         if (len - at < COUNTER_HEADER_SIZE) return 0;
         w = ld64(b + at + COUNTER_HEADER_dwSize);
         size = (uint32_t)w;
@@ -2051,6 +2076,19 @@ static int canonical_data(const uint8_t *b, size_t len)
         at += size;
     }
     return at == len && n <= PCQ_MAX_COUNTERS;
+}
+
+/* A buffer canonical_data did not take: where the canonical blocks it
+ * starts with end, and a block that is not starts (48: the first is not; 0:
+ * the header is not), which the walk that runs next passes without a
+ * second look (pass_blocks). A loop of its own, run only then: a result
+ * from canonical_data's loop cost it an instruction a block. */
+static size_t canonical_prefix(const uint8_t *b, size_t len)
+{
+    uint32_t n;
+    if (!b || len < DATA_HEADER_SIZE || ld32(b + DATA_HEADER_dwTotalSize) != len) return 0;
+    n = ld32(b + DATA_HEADER_dwNumCounter);
+    return canonical_blocks(b, DATA_HEADER_SIZE, len, &n);
 }
 
 /* ======================================================================== */
@@ -2480,6 +2518,40 @@ static int step_data_instance(rd *r, frame *f, pcq_item *it)
     return rc;
 }
 
+/* A decoder (WALK_PASS) steps over the canonical blocks that come next
+ * without an item each (canonical_data's test of a block, at an 8-aligned
+ * offset): such a block has no error and no diagnostic, so only the count
+ * the frame keeps changes. On a buffer that is not canonical (a diagnostic
+ * in one block), a _PERF_MULTI_COUNTERS reply's blocks cost the walk ~300
+ * instructions a value each before (18.7 Ir/B). 1 when it passed any. Out
+ * of line, and only where the blocks canonical_prefix found are, or where a
+ * block's dwSize and Reserved look canonical (pass_worth): blocks of 16
+ * bytes each with a diagnostic paid ~70 instructions a block more. */
+static PCQ_NOINLINE int pass_blocks(rd *r, frame *f)
+{
+    size_t at = f->pos, lim = f->end < r->len ? f->end : r->len;
+    uint32_t n = f->left;
+    for (; n > 0 && at < r->w->aux[0]; n--) at += ld32(r->b + at + COUNTER_HEADER_dwSize); /* found so */
+    if (at <= lim && at != r->w->aux[0]) /* (the one canonical_prefix stopped at is not) */
+        at = canonical_blocks(r->b, at, lim, &n);
+    if (n == f->left) return 0;
+    f->index += f->left - n;
+    f->left = n;
+    f->pos = at;
+    return 1;
+}
+
+/* Whether pass_blocks may pass the block at f->pos (frame_more said it is
+ * there: f->pos < the input's length): one canonical_prefix found, or one
+ * at an 8-aligned offset (after a block of a packed layout it may not be,
+ * and says so: PCQ_DIAG_UNALIGNED) whose dwSize and Reserved look right. */
+static PCQ_INLINE int pass_worth(const rd *r, const frame *f)
+{
+    size_t at = f->pos;
+    return at < r->w->aux[0] || (!(at & 7) && at != r->w->aux[0] && r->len - at >= COUNTER_HEADER_SIZE &&
+                                 !(ld64(r->b + at + COUNTER_HEADER_dwSize) & ~(uint64_t)0xFFFFFFF8u));
+}
+
 static int step_list(rd *r, frame *f, pcq_item *it)
 {
     int rc = frame_more(r, f);
@@ -2498,7 +2570,10 @@ static int step_list(rd *r, frame *f, pcq_item *it)
         if ((rc = parse_identifier(r, f, f->pos, &it->u.identifier)) != 0) return rc;
         it->size = it->extent = it->u.identifier.size;
         return item_done(f, f->pos + it->u.identifier.size);
-    case FR_BLOCKS: return step_block(r, f, it);
+    case FR_BLOCKS:
+        if ((r->w->mode & WALK_PASS) && pass_worth(r, f) && pass_blocks(r, f) && (rc = frame_more(r, f)) <= 0)
+            return rc;
+        return step_block(r, f, it);
     case FR_IDS: return step_id(r, f, it);
     case FR_VALUES: return step_value(r, f, it);
     default: return step_data_instance(r, f, it); /* FR_DATA_INSTANCES */
@@ -2992,18 +3067,35 @@ static PCQ_NOINLINE int walk_step(pcq_walk *w, pcq_item *it)
  * canonical, a packed instance of 18 bytes cost the walk ~700 instructions
  * (bench/hostile.c `packed`). The first instance it does not take, and the
  * rest of the block, go through the checking step, which says what is
- * wrong: the result and the error are the walk's. */
+ * wrong: the result and the error are the walk's. Runs of up to 64
+ * canonical instances (canonical_instances: the lean step would take each)
+ * are passed by that check, a few instructions a word, as the walk of a
+ * canonical buffer does: one structure that is not in a block of thousands
+ * cost the decode 5x before. A run that is not goes to the lean step whole,
+ * so no instance is looked at more than twice. */
 static void pass_instances(pcq_walk *w)
 {
     frame *f = &w->frames[w->nframes - 1];
     pcq_iter it;
     pcq_data_instance d;
+    size_t lim = f->end < w->len ? f->end : w->len, next;
+    uint32_t k;
     it.buf = w->buf;
     it.len = w->len;
     it.f = *f;
     it.fast = 0;
     pcq_error_set(&it.err, PCQ_OK, 0, NULL);
-    while (it.f.left && pcq_instance_lean_(&it, &d)) continue;
+    while (it.f.left) {
+        k = it.f.left < 64 ? it.f.left : 64;
+        if (it.f.pos <= lim && (next = canonical_instances(w->buf, it.f.pos, lim, k, it.f.nvalues)) != 0) {
+            it.f.pos = next;
+            it.f.index += k;
+            it.f.left -= k;
+            continue;
+        }
+        for (; k > 0 && pcq_instance_lean_(&it, &d); k--) continue;
+        if (k) break;
+    }
     f->pos = it.f.pos;
     f->index = it.f.index;
     f->left = it.f.left;
@@ -3011,15 +3103,19 @@ static void pass_instances(pcq_walk *w)
 
 /* Walks buf whole; *first (may be NULL) gets the first item, *count the
  * number of items at depth 0. The error, if any, goes to *err. */
-static int walk_all(pcq_kind kind, const void *buf, size_t len, const pcq_opts *opts, pcq_item *first,
-                    size_t *count, pcq_error *err)
+static int walk_known(pcq_kind kind, const void *buf, size_t len, const pcq_opts *opts, size_t known,
+                      pcq_item *first, size_t *count, pcq_error *err)
 {
     pcq_walk w;
     pcq_item it;
     size_t n = 0;
     int rc, lean;
     pcq_walk_begin(&w, kind, buf, len, opts);
-    w.mode |= WALK_QUICK;
+    w.aux[0] = known; /* data: where the blocks canonical_data found canonical end */
+    /* only the first item leaves here: PCQ_BULK's checks, which report what
+     * the walk reports (fz_props), pass a canonical type 1 or 2 block's
+     * values in a few instructions each, not ~300 an item */
+    w.mode |= WALK_QUICK | (kind == PCQ_KIND_DATA ? WALK_BULK | WALK_PASS : 0u);
     lean = kind == PCQ_KIND_DATA && !diags_on(&w);
     while ((rc = pcq_walk_next(&w, &it)) == 1) {
         if (n == 0 && first) *first = it;
@@ -3036,11 +3132,18 @@ static int walk_all(pcq_kind kind, const void *buf, size_t len, const pcq_opts *
     return PCQ_OK;
 }
 
+static int walk_all(pcq_kind kind, const void *buf, size_t len, const pcq_opts *opts, pcq_item *first,
+                    size_t *count, pcq_error *err)
+{
+    return walk_known(kind, buf, len, opts, 0, first, count, err);
+}
+
 int pcq_validate(pcq_kind kind, const void *buf, size_t len, const pcq_opts *opts, pcq_error *err)
 {
     pcq_error_set(err, PCQ_OK, 0, NULL);
-    if (kind == PCQ_KIND_DATA && canonical_data((const uint8_t *)buf, len)) return PCQ_OK;
-    return walk_all(kind, buf, len, opts, NULL, NULL, err);
+    if (kind != PCQ_KIND_DATA) return walk_all(kind, buf, len, opts, NULL, NULL, err);
+    if (canonical_data((const uint8_t *)buf, len)) return PCQ_OK;
+    return walk_known(kind, buf, len, opts, canonical_prefix((const uint8_t *)buf, len), NULL, NULL, err);
 }
 
 int pcq_decode_counterset_info(const void *buf, size_t len, const pcq_opts *opts, pcq_counterset_info *out,
@@ -3159,6 +3262,7 @@ int pcq_decode_identifiers(const void *buf, size_t len, const pcq_opts *opts, si
 int pcq_decode_data(const void *buf, size_t len, const pcq_opts *opts, pcq_data *out, pcq_error *err)
 {
     pcq_item first;
+    size_t known;
     int rc;
     if (canonical_data((const uint8_t *)buf, len)) {
         if (out) {
@@ -3167,7 +3271,8 @@ int pcq_decode_data(const void *buf, size_t len, const pcq_opts *opts, pcq_data 
         }
         return PCQ_OK;
     }
-    rc = walk_all(PCQ_KIND_DATA, buf, len, opts, &first, NULL, err);
+    known = canonical_prefix((const uint8_t *)buf, len);
+    rc = walk_known(PCQ_KIND_DATA, buf, len, opts, known, &first, NULL, err);
     if (!rc && out) *out = first.u.data;
     return rc;
 }
@@ -3418,6 +3523,21 @@ static PCQ_NOINLINE int blocks_next_checked(pcq_iter *it, pcq_block *out)
     return item_done(&it->f, it->f.pos + out->size);
 }
 
+/* Values of a buffer that is not canonical (a diagnostic somewhere, or a
+ * layout of its own) that are canonical themselves: n 16-byte records
+ * filling [at, end) inside the input, each with a 4- or 8-byte value. Their
+ * iterator then takes the inline step, as on a canonical buffer (one
+ * structure that was not made the README's walk of every other value cost
+ * ~3x), checked here when it is made: a byte changed after that is read as
+ * it is, inside [at, end). The callers ask for 4 or more values: fewer are
+ * stepped by the checks, which cost them less than this test and its call
+ * (bench/hostile.c cook-tiny-lists). */
+static int canonical_values(const pcq_data *d, size_t at, size_t end, uint32_t n)
+{
+    return d->buf && at <= end && end <= d->buf_len && (end - at) / 16 == n && (end - at) % 16 == 0 &&
+           !bad_values(d->buf, at, n);
+}
+
 uint32_t pcq_block_counter_id(const pcq_block *b, uint32_t i)
 {
     return b ? pcq_block_counter_id_(b, i) : 0;
@@ -3435,6 +3555,9 @@ void pcq_block_values(const pcq_data *d, const pcq_block *b, pcq_iter *it)
             FL_EXACT, b->multi_at + MULTI_COUNTERS_dwCounters, MULTI_COUNTERS_NAME ".dwCounters",
             b->offset + COUNTER_HEADER_dwSize, COUNTER_HEADER_NAME ".dwSize");
     it->fast = d->flags & PCQ_DATA_CANONICAL_ ? PCQ_ITER_FAST_ : 0;
+    if (!it->fast && it->f.left >= 4 && b->type == PCQ_PERF_MULTI_COUNTERS &&
+        canonical_values(d, start, b->body_end, it->f.left))
+        pcq_values_fast_at_(d->buf, d->buf_len, start, it->f.left, it);
 }
 
 void pcq_block_instances(const pcq_data *d, const pcq_block *b, pcq_iter *it)
@@ -3456,9 +3579,11 @@ size_t pcq_nul16_(const uint8_t *b, size_t name, size_t end)
     return find_nul16_inline(b, name, end); /* one call a name, not two */
 }
 
-size_t pcq_last_value_(const uint8_t *b, size_t len, size_t at, size_t end, uint32_t n)
+/* Where the last of n values from at starts, each stepped as the checking
+ * step takes it, inside lim (else (size_t)-1). */
+static size_t last_value_steps(const uint8_t *b, size_t at, size_t lim, uint32_t n)
 {
-    size_t last = at, lim = end < len ? end : len;
+    size_t last = at;
     uint32_t size;
     for (; n > 0; n--) {
         if (!(size = pcq_value_size_(b, at, lim))) return (size_t)-1;
@@ -3466,6 +3591,25 @@ size_t pcq_last_value_(const uint8_t *b, size_t len, size_t at, size_t end, uint
         at += size; /* at least 8, inside lim */
     }
     return last;
+}
+
+/* The same for n >= 4 values that are canonical records (what the steps
+ * take too): one load a value, not a record stepped at a time. An instance
+ * of a canonical layout in a buffer that is not (a diagnostic elsewhere)
+ * made the README's walk ~1.5x slower. Not for fewer values, which the
+ * test would cost more than it saves where records are packed
+ * (bench/hostile.c cook-average-loose: two a 26-byte instance). */
+static PCQ_NOINLINE size_t last_value_canonical(const uint8_t *b, size_t at, size_t lim, uint32_t n)
+{
+    if (n <= (lim - at) / 16 && !bad_values(b, at, n)) return at + 16 * ((size_t)n - 1);
+    return last_value_steps(b, at, lim, n);
+}
+
+size_t pcq_last_value_(const uint8_t *b, size_t len, size_t at, size_t end, uint32_t n)
+{
+    size_t lim = end < len ? end : len;
+    if (n >= 4 && at <= lim) return last_value_canonical(b, at, lim, n);
+    return last_value_steps(b, at, lim, n);
 }
 
 /* An instance and its values, stepped over to find where the next one
@@ -3508,6 +3652,8 @@ void pcq_instance_values(const pcq_data *d, const pcq_data_instance *inst, pcq_i
     iter_init(it, d->buf, d->buf_len, FR_VALUES, inst->values, inst->values_end);
     counted(&it->f, inst->num_values, FL_CONT, inst->offset, INSTANCE_HEADER_NAME, inst->offset,
             INSTANCE_HEADER_NAME);
+    if (inst->num_values >= 4 && canonical_values(d, inst->values, inst->values_end, inst->num_values))
+        pcq_values_fast_at_(d->buf, d->buf_len, inst->values, inst->num_values, it);
 }
 
 int pcq_values_next(pcq_iter *it, pcq_value *out)

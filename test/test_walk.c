@@ -473,6 +473,170 @@ static void test_bulk_edges(void)
              c.u.data_instance.name.len);
 }
 
+/* Diagnostics as the decoder reports them, up to 8. */
+typedef struct diag_list {
+    size_t n, offset[8];
+    int code[8];
+} diag_list;
+
+static void keep_diag(void *ctx, const pcq_diag *d)
+{
+    diag_list *l = (diag_list *)ctx;
+    if (l->n < 8) {
+        l->code[l->n] = d->code;
+        l->offset[l->n] = d->offset;
+    }
+    l->n++;
+}
+
+/* Five blocks from offset 48: type 1 (32 bytes), type 2 with four counters
+ * (104), type 1, type 2, type 1; block k's values are 10 k + j. Returns the
+ * size; at[k] gets each block's offset. */
+static size_t five_blocks(uint8_t *b, size_t at[5])
+{
+    size_t p = 48, k, j;
+    memset(b, 0, 512);
+    tl_put32le(b + 4, 5);
+    for (k = 0; k < 5; k++) {
+        at[k] = p;
+        tl_put32le(b + p + 4, k % 2 ? 2 : 1);
+        tl_put32le(b + p + 8, k % 2 ? 104 : 32);
+        if (k % 2) { /* _PERF_MULTI_COUNTERS: 8 + four ids */
+            tl_put32le(b + p + 16, 24);
+            tl_put32le(b + p + 20, 4);
+            for (j = 0; j < 4; j++) tl_put32le(b + p + 24 + 4 * j, 100 * (uint32_t)j + (uint32_t)k);
+        }
+        for (j = 0; j < (k % 2 ? 4u : 1u); j++) { /* 16-byte records, 8-byte values */
+            size_t v = p + (k % 2 ? 40 : 16) + 16 * j;
+            tl_put32le(b + v, 8);
+            tl_put32le(b + v + 4, 16);
+            tl_put32le(b + v + 8, (uint32_t)(10 * k + j));
+        }
+        p += k % 2 ? 104 : 32;
+    }
+    tl_put32le(b, (uint32_t)p);
+    return p;
+}
+
+/* A buffer that is not canonical in one block: the decoder passes the
+ * canonical blocks around it whole (pass_blocks: the ones before it as
+ * canonical_data found them), and must still report what the one block
+ * breaks, and what follows from it (an offset that is no longer a multiple
+ * of 8), exactly as the walk does (check_buffer: the decoder against the
+ * walk, and every byte changed). */
+static void test_pass_blocks(void)
+{
+    static uint8_t b[512];
+    size_t at[5], len, k, n;
+    pcq_opts o;
+    pcq_data d;
+    pcq_error err;
+    pcq_walk w;
+    pcq_item last;
+    diag_list l;
+    int rc, ra;
+
+    memset(&o, 0, sizeof o);
+    o.on_diag = keep_diag;
+    o.ctx = &l;
+    for (k = 1; k < 5; k++) { /* a non-zero Reserved in block k: one diagnostic, there */
+        len = five_blocks(b, at);
+        tl_put32le(b + at[k] + 12, 1);
+        memset(&l, 0, sizeof l);
+        rc = pcq_decode_data(b, len, &o, &d, &err);
+        TL_CHECK(rc == PCQ_OK && l.n == 1 && l.code[0] == PCQ_DIAG_RESERVED && l.offset[0] == at[k] + 12,
+                 "Reserved in block %zu: %s, %zu diagnostics, the first at %zu", k, pcq_status_name(rc), l.n,
+                 l.offset[0]);
+        o.flags = PCQ_STRICT;
+        rc = pcq_decode_data(b, len, &o, &d, &err);
+        o.flags = 0;
+        TL_CHECK(rc == PCQ_ERR_NONCONFORMANT && err.offset == at[k] + 12, "strict, block %zu: %s at %zu", k,
+                 pcq_status_name(rc), err.offset);
+        check_buffer(PCQ_KIND_DATA, b, len, k == 2);
+    }
+    /* Block 1's last record 12 bytes (a 4-byte value, packed as Figure 7
+     * draws it): blocks 2-4 are canonical but for where they start. */
+    len = five_blocks(b, at);
+    tl_put32le(b + at[1] + 88, 4);
+    tl_put32le(b + at[1] + 92, 12);
+    tl_put32le(b + at[1] + 8, 100);
+    memmove(b + at[2] - 4, b + at[2], len - at[2]);
+    len -= 4;
+    tl_put32le(b, (uint32_t)len);
+    memset(&l, 0, sizeof l);
+    rc = pcq_decode_data(b, len, &o, &d, &err);
+    TL_CHECK(rc == PCQ_OK && l.n >= 3 && l.code[0] == PCQ_DIAG_UNALIGNED && l.offset[0] == at[2] - 4,
+             "blocks after a 12-byte record: %s, %zu diagnostics, the first %d at %zu", pcq_status_name(rc),
+             l.n, l.code[0], l.offset[0]);
+    check_buffer(PCQ_KIND_DATA, b, len, 0);
+    /* Block 4's dwType 3, after four canonical blocks: the walk's error. */
+    len = five_blocks(b, at);
+    tl_put32le(b + at[4] + 4, 3);
+    rc = pcq_decode_data(b, len, NULL, &d, &err);
+    ra = walk_data(b, len, 0, &w, &last, &n);
+    TL_CHECK(rc < 0 && rc == ra && err.offset == w.err.offset && err.offset >= at[4] &&
+                 err.offset < at[4] + 16,
+             "a bad block after four: %s at %zu, the walk %s at %zu", pcq_status_name(rc), err.offset,
+             pcq_status_name(ra), w.err.offset);
+    check_buffer(PCQ_KIND_DATA, b, len, 0);
+
+    /* Block 1's dwSize 12 more after decoding (block 0 not canonical, so the
+     * iterators check): its four values, then 12 unused bytes, which the
+     * values' iterator must report (not read as canonical records). */
+    len = five_blocks(b, at);
+    tl_put32le(b + at[0] + 12, 1);
+    if (!TL_CHECK(pcq_decode_data(b, len, NULL, &d, NULL) == PCQ_OK, "Reserved in block 0 decodes")) return;
+    tl_put32le(b + at[1] + 8, 104 + 12);
+    for (k = 0; k < 2; k++) {
+        pcq_iter blocks, vals;
+        pcq_block blk;
+        pcq_value v;
+        pcq_data_blocks(&d, &blocks);
+        pcq_blocks_next(&blocks, &blk);
+        rc = pcq_blocks_next(&blocks, &blk);
+        if (k)
+            (pcq_block_values)(&d, &blk, &vals);
+        else
+            pcq_block_values(&d, &blk, &vals);
+        for (n = 0; (ra = pcq_values_next(&vals, &v)) == 1; n++)
+            ;
+        TL_CHECK(rc == 1 && n == 4 && ra == PCQ_ERR_COUNT_MISMATCH && vals.err.offset == at[1] + 8,
+                 "12 bytes after a block's values (%s): %zu values, then %s at %zu",
+                 k ? "function" : "inline", n, pcq_status_name(ra), vals.err.offset);
+    }
+
+    /* A type 6 block of one instance and four counters whose last value
+     * record (16 bytes) ends 8 bytes past the block (in the next block's
+     * header): the instance is not taken as canonical, and the error is the
+     * walk's. */
+    memset(b, 0, sizeof b);
+    tl_put32le(b, 200);
+    tl_put32le(b + 4, 2);
+    tl_put32le(b + 52, 6);
+    tl_put32le(b + 56, 120); /* ends at 168, in the last value record */
+    tl_put32le(b + 64, 24);  /* _PERF_MULTI_COUNTERS: four ids */
+    tl_put32le(b + 68, 4);
+    for (k = 0; k < 4; k++) tl_put32le(b + 72 + 4 * k, 5 + (uint32_t)k);
+    tl_put32le(b + 88, 80); /* _PERF_MULTI_INSTANCES, to the block's end */
+    tl_put32le(b + 92, 1);
+    tl_put32le(b + 96, 16); /* the instance: "a", NUL, padding */
+    b[104] = 'a';
+    for (k = 0; k < 4; k++) { /* its values: 8 bytes, records of 16 */
+        tl_put32le(b + 112 + 16 * k, 8);
+        tl_put32le(b + 116 + 16 * k, 16);
+    }
+    tl_put32le(b + 172, 1); /* block 1 at 168: type 1, a canonical record */
+    tl_put32le(b + 176, 32);
+    tl_put32le(b + 184, 8);
+    tl_put32le(b + 188, 16);
+    rc = pcq_decode_data(b, 200, NULL, &d, &err);
+    ra = walk_data(b, 200, 0, &w, &last, &n);
+    TL_CHECK(rc < 0 && rc == ra && err.offset == w.err.offset,
+             "a value past its block: %s at %zu, the walk %s", pcq_status_name(rc), err.offset,
+             pcq_status_name(ra));
+    check_buffer(PCQ_KIND_DATA, b, 200, 1);
+}
+
 int main(int argc, char **argv)
 {
     const char *vectors = argc > 1 ? argv[1] : "vectors";
@@ -490,6 +654,7 @@ int main(int argc, char **argv)
     test_string_texts();
     test_string_conventions();
     test_bulk_edges();
+    test_pass_blocks();
     printf("test_walk: %zu vectors, their prefixes and mutations\n", n);
     return tl_finish();
 }
