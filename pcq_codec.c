@@ -2392,12 +2392,49 @@ static int bulk_multi_counters(rd *r, frame *f, pcq_item *it)
 }
 
 /* A block's header; its body becomes a frame of its own. */
+/* A decoder (WALK_PASS) steps over the canonical blocks that come next
+ * without an item each (canonical_data's test of a block, at an 8-aligned
+ * offset): such a block has no error and no diagnostic, so only the count
+ * the frame keeps changes. On a buffer that is not canonical (a diagnostic
+ * in one block), a _PERF_MULTI_COUNTERS reply's blocks cost the walk ~300
+ * instructions a value each before (18.7 Ir/B). 1 when it passed any. Out
+ * of line, and only where the blocks canonical_prefix found are, or where a
+ * block's dwSize and Reserved look canonical (pass_worth): blocks of 16
+ * bytes each with a diagnostic paid ~70 instructions a block more. */
+static PCQ_NOINLINE int pass_blocks(rd *r, frame *f)
+{
+    size_t at = f->pos, lim = f->end < r->len ? f->end : r->len;
+    uint32_t n = f->left;
+    for (; n > 0 && at < r->w->aux[0]; n--) at += ld32(r->b + at + COUNTER_HEADER_dwSize); /* found so */
+    if (at <= lim && at != r->w->aux[0]) /* (the one canonical_prefix stopped at is not) */
+        at = canonical_blocks(r->b, at, lim, &n);
+    if (n == f->left) return 0;
+    f->index += f->left - n;
+    f->left = n;
+    f->pos = at;
+    return 1;
+}
+
+/* Whether pass_blocks may pass the block at f->pos (frame_more said it is
+ * there: f->pos < the input's length): one canonical_prefix found, or one
+ * at an 8-aligned offset (after a block of a packed layout it may not be,
+ * and says so: PCQ_DIAG_UNALIGNED) whose dwSize and Reserved look right. */
+static PCQ_INLINE int pass_worth(const rd *r, const frame *f)
+{
+    size_t at = f->pos;
+    return at < r->w->aux[0] || (!(at & 7) && at != r->w->aux[0] && r->len - at >= COUNTER_HEADER_SIZE &&
+                                 !(ld64(r->b + at + COUNTER_HEADER_dwSize) & ~(uint64_t)0xFFFFFFF8u));
+}
+
 static int step_block(rd *r, frame *f, pcq_item *it)
 {
     pcq_block *b = &it->u.block;
     frame *body;
-    size_t at = f->pos;
+    size_t at;
     int rc;
+    if ((r->w->mode & WALK_PASS) && pass_worth(r, f) && pass_blocks(r, f) && (rc = frame_more(r, f)) <= 0)
+        return rc; /* the blocks passed were the last */
+    at = f->pos;
     if (bulk_on(r->w) && bulk_block2(r, f, it)) return STEP_ITEM;
     item_begin(it, PCQ_S_COUNTER_HEADER, f, at);
     if ((rc = parse_block(r, f, at, b)) != 0) return rc;
@@ -2518,40 +2555,6 @@ static int step_data_instance(rd *r, frame *f, pcq_item *it)
     return rc;
 }
 
-/* A decoder (WALK_PASS) steps over the canonical blocks that come next
- * without an item each (canonical_data's test of a block, at an 8-aligned
- * offset): such a block has no error and no diagnostic, so only the count
- * the frame keeps changes. On a buffer that is not canonical (a diagnostic
- * in one block), a _PERF_MULTI_COUNTERS reply's blocks cost the walk ~300
- * instructions a value each before (18.7 Ir/B). 1 when it passed any. Out
- * of line, and only where the blocks canonical_prefix found are, or where a
- * block's dwSize and Reserved look canonical (pass_worth): blocks of 16
- * bytes each with a diagnostic paid ~70 instructions a block more. */
-static PCQ_NOINLINE int pass_blocks(rd *r, frame *f)
-{
-    size_t at = f->pos, lim = f->end < r->len ? f->end : r->len;
-    uint32_t n = f->left;
-    for (; n > 0 && at < r->w->aux[0]; n--) at += ld32(r->b + at + COUNTER_HEADER_dwSize); /* found so */
-    if (at <= lim && at != r->w->aux[0]) /* (the one canonical_prefix stopped at is not) */
-        at = canonical_blocks(r->b, at, lim, &n);
-    if (n == f->left) return 0;
-    f->index += f->left - n;
-    f->left = n;
-    f->pos = at;
-    return 1;
-}
-
-/* Whether pass_blocks may pass the block at f->pos (frame_more said it is
- * there: f->pos < the input's length): one canonical_prefix found, or one
- * at an 8-aligned offset (after a block of a packed layout it may not be,
- * and says so: PCQ_DIAG_UNALIGNED) whose dwSize and Reserved look right. */
-static PCQ_INLINE int pass_worth(const rd *r, const frame *f)
-{
-    size_t at = f->pos;
-    return at < r->w->aux[0] || (!(at & 7) && at != r->w->aux[0] && r->len - at >= COUNTER_HEADER_SIZE &&
-                                 !(ld64(r->b + at + COUNTER_HEADER_dwSize) & ~(uint64_t)0xFFFFFFF8u));
-}
-
 static int step_list(rd *r, frame *f, pcq_item *it)
 {
     int rc = frame_more(r, f);
@@ -2570,10 +2573,7 @@ static int step_list(rd *r, frame *f, pcq_item *it)
         if ((rc = parse_identifier(r, f, f->pos, &it->u.identifier)) != 0) return rc;
         it->size = it->extent = it->u.identifier.size;
         return item_done(f, f->pos + it->u.identifier.size);
-    case FR_BLOCKS:
-        if ((r->w->mode & WALK_PASS) && pass_worth(r, f) && pass_blocks(r, f) && (rc = frame_more(r, f)) <= 0)
-            return rc;
-        return step_block(r, f, it);
+    case FR_BLOCKS: return step_block(r, f, it);
     case FR_IDS: return step_id(r, f, it);
     case FR_VALUES: return step_value(r, f, it);
     default: return step_data_instance(r, f, it); /* FR_DATA_INSTANCES */
