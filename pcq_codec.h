@@ -849,7 +849,9 @@ PCQ_API int pcq_item_is_element(const pcq_item *it, pcq_kind kind);
 /* end, or a negative status (details in it->err). After a successful       */
 /* pcq_decode_*, iteration over the same unchanged bytes never fails. On    */
 /* bytes that were not validated they check what they read, but not what    */
-/* they step over: use the walk for that. Fields are private but err.       */
+/* they step over: use the walk for that (a run of 4 or more values is      */
+/* checked when its iterator is made, and read inside what was checked).    */
+/* Fields are private but err.                                              */
 /* ------------------------------------------------------------------------ */
 /* pcq_iter.fast on canonical bytes: every bit, so that an inline step tests
  * f.left & fast, one test for both. */
