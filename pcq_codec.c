@@ -2391,7 +2391,6 @@ static int bulk_multi_counters(rd *r, frame *f, pcq_item *it)
     return STEP_ITEM;
 }
 
-/* A block's header; its body becomes a frame of its own. */
 /* A decoder (WALK_PASS) steps over the canonical blocks that come next
  * without an item each (canonical_data's test of a block, at an 8-aligned
  * offset): such a block has no error and no diagnostic, so only the count
@@ -2426,6 +2425,7 @@ static PCQ_INLINE int pass_worth(const rd *r, const frame *f)
                                  !(ld64(r->b + at + COUNTER_HEADER_dwSize) & ~(uint64_t)0xFFFFFFF8u));
 }
 
+/* A block's header; its body becomes a frame of its own. */
 static int step_block(rd *r, frame *f, pcq_item *it)
 {
     pcq_block *b = &it->u.block;
@@ -3111,7 +3111,7 @@ static int walk_known(pcq_kind kind, const void *buf, size_t len, const pcq_opts
     size_t n = 0;
     int rc, lean;
     pcq_walk_begin(&w, kind, buf, len, opts);
-    w.aux[0] = known; /* data: where the blocks canonical_data found canonical end */
+    w.aux[0] = known; /* data: where the canonical blocks canonical_prefix found end */
     /* only the first item leaves here: PCQ_BULK's checks, which report what
      * the walk reports (fz_props), pass a canonical type 1 or 2 block's
      * values in a few instructions each, not ~300 an item */
