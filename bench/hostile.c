@@ -439,7 +439,8 @@ enum {
     PACK_REVERSED = 1,
     PACK_ONE_ID = 2,
     PACK_LOOSE = 4,
-    PACK_MIDDLE = 8 /* with PACK_ONE_ID: the older's instance that differs is its middle one */
+    PACK_MIDDLE = 8,    /* with PACK_ONE_ID: the older's instance that differs is its middle one */
+    PACK_PRECISION = 16 /* with PACK_LOOSE: PRECISION_OBJECT_TIMER, not RAW_FRACTION */
 };
 /* A zeroed data buffer of `total` bytes and `nblocks` blocks whose first, at
  * 48, is a PERF_COUNTERSET of `block` bytes: counter 1 and n instances, from
@@ -751,8 +752,8 @@ static int build_ids_reversed(hcase *h, size_t size)
 static int build_packed_cook(hcase *h, size_t size, unsigned how)
 {
     uint32_t n = (uint32_t)(size / 2 / 18);
-    if (how & PACK_LOOSE)
-        h->a = info_buf(2, 0x20020400u, 2, 0, &h->alen); /* RAW_FRACTION over counter 2 */
+    if (how & PACK_LOOSE) /* RAW_FRACTION over counter 2, or PRECISION_OBJECT_TIMER: its time, else it */
+        h->a = info_buf(2, (how & PACK_PRECISION) ? 0x20670500u : 0x20020400u, 2, 0, &h->alen);
     else
         h->a = info_buf(1, 0x00400400u, 0, 0, &h->alen); /* PERF_COUNTER_DELTA */
     h->b = packed_buf(n, how, 1, &h->blen);
@@ -784,6 +785,100 @@ static int build_packed_middle(hcase *h, size_t size)
 static int build_packed_loose_one(hcase *h, size_t size)
 {
     return build_packed_cook(h, size, PACK_LOOSE | PACK_ONE_ID);
+}
+/* PRECISION_OBJECT_TIMER looks up two related counters (PerfTimeId, then
+ * the base), in each sample: 51.8 Ir/B before D12's "Instances split over blocks". */
+static int build_precision_loose(hcase *h, size_t size)
+{
+    return build_packed_cook(h, size, PACK_LOOSE | PACK_PRECISION);
+}
+
+/* Instances split over nb blocks: the same n packed instances (18 bytes) in
+ * a PERF_COUNTERSET block of counter 1, then in nb - 1 blocks more, of
+ * counters 3, 5, ..., each a PERF_COUNTERSET block of one counter or (single)
+ * a PERF_MULTI_INSTANCES block (its counter by an identifier), then a
+ * single-counter block (counter 1 by an identifier: the samples are loose).
+ * The older sample's InstanceIds reversed. Every instance is nb groups, one
+ * row each, whose related counters (PRECISION_OBJECT_TIMER: PerfTimeId and
+ * BaseCounterId 2, PerfFreqId 4) fall between the instance's counters and
+ * are in no block: each searched among the instance's values and not found,
+ * in both samples. 57.9 Ir/B (56.7 single) before D12's "Instances split over
+ * blocks". */
+static uint8_t *split_buf(uint32_t n, uint32_t nb, int single, int older, size_t *len)
+{
+    size_t set = 40 + 18 * (size_t)n, inst = 24 + 18 * (size_t)n, at, base = 48;
+    size_t total = 48 + set + (nb - 1) * (single ? inst : set) + 32;
+    uint8_t *b = data_alloc(total, nb + 1);
+    uint32_t k, x;
+    for (x = 0; x < nb; x++) {
+        int four = x > 0 && single;
+        st32(b + base + 4, four ? PCQ_PERF_MULTI_INSTANCES : PCQ_PERF_COUNTERSET);
+        st32(b + base + 8, (uint32_t)(four ? inst : set));
+        at = base + 16;
+        if (!four) {
+            st32(b + at, 16); /* _PERF_MULTI_COUNTERS: one counter */
+            st32(b + at + 4, 1);
+            st32(b + at + 8, 2 * x + 1);
+            at += 16;
+        }
+        st32(b + at, (uint32_t)(base + (four ? inst : set) - at)); /* _PERF_MULTI_INSTANCES */
+        st32(b + at + 4, n);
+        for (at += 8, k = 0; k < n; k++, at += 18) {
+            st32(b + at, 10);
+            st32(b + at + 4, older ? n - 1 - k : k);
+            st32(b + at + 14, 8); /* the value's dwSize; dwDataSize 0 */
+        }
+        base = at;
+    }
+    single_block(b + base, 7);
+    *len = total;
+    return b;
+}
+
+static int build_split_cook(hcase *h, size_t size, uint32_t nb, int single)
+{
+    uint32_t n = (uint32_t)(size / 2 / nb / 18), x;
+    size_t cap = 64 + 48 * (size_t)nb;
+    pcq_counterset_reg set;
+    pcq_counter_reg c;
+    pcq_writer w;
+    memset(&set, 0, sizeof set);
+    set.detail_level = 100;
+    set.num_counters = nb;
+    set.instance_type = 2;
+    h->a = (uint8_t *)xmalloc(cap);
+    pcq_writer_init(&w, h->a, cap);
+    pcq_put_counterset_reg(&w, &set);
+    for (x = 0; x < nb; x++) {
+        memset(&c, 0, sizeof c);
+        c.counter_id = 2 * x + 1;
+        c.type = 0x20670500u; /* PERF_PRECISION_OBJECT_TIMER */
+        c.detail_level = 100;
+        c.base_counter_id = c.perf_time_id = 2;
+        c.perf_freq_id = c.multi_id = 4;
+        pcq_put_counter_reg(&w, &c);
+    }
+    if (pcq_writer_finish(&w, &h->alen) != PCQ_OK) return -1;
+    h->b = split_buf(n, nb, single, 1, &h->blen);
+    h->c = split_buf(n, nb, single, 0, &h->clen);
+    h->n_ids = single ? nb : 1; /* block x (single): counter 2 x + 1; block nb: counter 1 */
+    h->ids = (pcq_identifier *)xmalloc(sizeof *h->ids * h->n_ids);
+    memset(h->ids, 0, sizeof *h->ids * h->n_ids);
+    for (x = 1; x < h->n_ids; x++) {
+        h->ids[x - 1].counter_id = 2 * x + 1;
+        h->ids[x - 1].index = x;
+    }
+    h->ids[h->n_ids - 1].counter_id = 1;
+    h->ids[h->n_ids - 1].index = nb;
+    return cook_inputs(h);
+}
+static int build_split(hcase *h, size_t size)
+{
+    return build_split_cook(h, size, 2, 0);
+}
+static int build_split_single(hcase *h, size_t size)
+{
+    return build_split_cook(h, size, 3, 1);
 }
 
 /* The cooks whose every row looks its related counters up outside its
@@ -1187,6 +1282,12 @@ static hcase cases[] = {
     {.name = "cook-packed-middle", .kind = PCQ_KIND_DATA, .modes = M_COOK, .build = build_packed_middle,
      .expect = PCQ_OK, .expect_strict = PCQ_OK},
     {.name = "cook-packed-loose-one", .kind = PCQ_KIND_DATA, .modes = M_COOK, .build = build_packed_loose_one,
+     .expect = PCQ_OK, .expect_strict = PCQ_OK},
+    {.name = "cook-precision-loose", .kind = PCQ_KIND_DATA, .modes = M_COOK, .build = build_precision_loose,
+     .expect = PCQ_OK, .expect_strict = PCQ_OK},
+    {.name = "cook-split", .kind = PCQ_KIND_DATA, .modes = M_COOK, .build = build_split,
+     .expect = PCQ_OK, .expect_strict = PCQ_OK},
+    {.name = "cook-split-single", .kind = PCQ_KIND_DATA, .modes = M_COOK, .build = build_split_single,
      .expect = PCQ_OK, .expect_strict = PCQ_OK},
     {.name = "cook-elapsed-loose", .kind = PCQ_KIND_DATA, .modes = M_COOK, .build = build_elapsed_loose,
      .expect = PCQ_OK, .expect_strict = PCQ_OK},
