@@ -1216,7 +1216,9 @@ PCQ_INLINE_ int pcq_instance_lean_(pcq_iter *it, pcq_data_instance *out)
     size = pcq_ld32_(b + at);
     if (size < 10 || size > lim - at) return 0;
     values = end = at + size;
-    nul = pcq_nul16_(b, at + 8, values);
+    /* an empty name (a NUL first) without the call: the packed instances of
+     * hostile replies have one (Size >= 10: the NUL is inside) */
+    nul = (b[at + 8] | b[at + 9]) == 0 ? at + 8 : pcq_nul16_(b, at + 8, values);
     if (nul == values || values - nul - 2 >= 8) return 0;
     if (it->f.nvalues == 1) { /* one value (type 4, a set of one counter): without pcq_last_value_'s call */
         uint32_t size1 = pcq_value_size_(b, values, lim);
