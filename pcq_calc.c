@@ -770,6 +770,31 @@ static void radix_idx(uint32_t *idx, uint32_t *tmp, size_t n, const uint64_t *ke
     if (from != idx) memcpy(idx, from, n * sizeof *idx);
 }
 
+/* idx[0..n) by key[idx[i]] < 2^24, stably, from the counts of each of its
+ * three bytes, which the caller made as it computed the keys (the counting
+ * passes of radix_idx, and its test of which bytes differ, done there: a
+ * byte all n keys share has one count of n, and is passed over). n >= 32. */
+static void radix_hash(uint32_t *idx, uint32_t *tmp, size_t n, const uint64_t *key, uint32_t (*count)[256])
+{
+    uint32_t *from = idx, *to = tmp, *t, sum, x;
+    size_t i;
+    unsigned d, k;
+    for (d = 0; d < 3; d++) {
+        uint32_t *c = count[d];
+        if (c[key[idx[0]] >> 8 * d & 0xFFu] == n) continue; /* every key has this byte */
+        for (k = 0, sum = 0; k < 256; k++) {
+            x = c[k];
+            c[k] = sum;
+            sum += x;
+        }
+        for (i = 0; i < n; i++) to[c[key[from[i]] >> 8 * d & 0xFFu]++] = from[i];
+        t = from;
+        from = to;
+        to = t;
+    }
+    if (from != idx) memcpy(idx, from, n * sizeof *idx);
+}
+
 static size_t max4(size_t a, size_t b, size_t c, size_t d)
 {
     size_t m = a > b ? a : b;
@@ -912,7 +937,8 @@ typedef struct gref {
     uint32_t vfirst, vend;       /* values indexed: where its own start and end in vval */
     uint32_t hash;               /* of its instance (has_instance, InstanceId, name): the sort's first key */
     uint8_t has_instance, single;
-    uint8_t new_inst, new_key; /* sorted: not the instance / key of the group before it (sort_groups) */
+    uint8_t new_key; /* sorted: not the key of the group before it (sort_groups) */
+    uint8_t alone;   /* sorted: no other group of the sample is of its instance (its values are its own) */
 } gref;
 
 /* Walks the groups of one data buffer, block after block. */
@@ -921,9 +947,9 @@ typedef struct gwalk {
     const ccommon *cc;
     pcq_iter blocks, insts;
     pcq_block blk;
-    uint32_t blk_id; /* a type 4 block: its counter */
+    uint32_t blk_id; /* a type 4 block: its counter (0 in a type 6 block) */
     uint32_t next_block;
-    int in_block;
+    int in_block, single; /* single: the block is of type 4 */
 } gwalk;
 
 static void gwalk_begin(gwalk *w, const pcq_data *d, const ccommon *cc)
@@ -934,8 +960,10 @@ static void gwalk_begin(gwalk *w, const pcq_data *d, const ccommon *cc)
     pcq_data_blocks(d, &w->blocks);
 }
 
-/* Group g, an instance of w's block, from g->inst. */
-static void instance_group(const pcq_block *blk, uint32_t block_index, uint32_t blk_id, cgroup *g)
+/* Group g, an instance of w's block, from g->inst: single and one_id are
+ * its block's (a type 4 block and its counter; 0 and 0 for type 6), found
+ * once a block rather than once an instance. */
+static void instance_group(const pcq_block *blk, uint32_t block_index, uint32_t one_id, int single, cgroup *g)
 {
     g->blk = blk;
     g->block_index = block_index;
@@ -943,8 +971,8 @@ static void instance_group(const pcq_block *blk, uint32_t block_index, uint32_t 
     g->instance_id = g->inst.instance_id;
     g->name = g->inst.name;
     g->inst_offset = g->inst.offset;
-    g->single = blk->type == PCQ_PERF_MULTI_INSTANCES;
-    g->one_id = g->single ? blk_id : 0;
+    g->single = single;
+    g->one_id = one_id;
 }
 
 /* Group g, the single-counter block blk (index i) of counter id, named by
@@ -975,7 +1003,7 @@ static int gwalk_next(gwalk *w, cgroup *g)
     for (;;) {
         if (w->in_block) { /* instance_group sets every field but inst, which this fills */
             if (pcq_instances_of_block_next(&w->insts, &g->inst) == 1) {
-                instance_group(&w->blk, w->next_block - 1, w->blk_id, g);
+                instance_group(&w->blk, w->next_block - 1, w->blk_id, w->single, g);
                 return 1;
             }
             w->in_block = 0;
@@ -984,9 +1012,10 @@ static int gwalk_next(gwalk *w, cgroup *g)
         w->next_block++;
         if (w->blk.type == PCQ_PERF_MULTI_INSTANCES || w->blk.type == PCQ_PERF_COUNTERSET) {
             pcq_block_instances(w->d, &w->blk, &w->insts);
-            w->in_block = w->blk.type == PCQ_PERF_COUNTERSET
-                              ? w->blk.num_counters > 0
-                              : block_counter(w->cc, w->next_block - 1, &w->blk_id, &ident);
+            w->single = w->blk.type == PCQ_PERF_MULTI_INSTANCES;
+            w->blk_id = 0;
+            w->in_block = !w->single ? w->blk.num_counters > 0
+                                     : block_counter(w->cc, w->next_block - 1, &w->blk_id, &ident);
             continue;
         }
         if (w->blk.type == PCQ_PERF_MULTI_COUNTERS && w->blk.num_counters > 0) {
@@ -1002,6 +1031,19 @@ static int gwalk_next(gwalk *w, cgroup *g)
         }
         /* PERF_ERROR_RETURN, or a type 1 block without a counter: nothing */
     }
+}
+
+/* gwalk_next with the step to the next instance of the block inline (the
+ * index's walk of every group: the call cost ~17 instructions a group,
+ * bench/hostile.c cook-packed*). */
+static CALC_INLINE int gwalk_step(gwalk *w, cgroup *g)
+{
+    if (w->in_block && pcq_instances_of_block_next(&w->insts, &g->inst) == 1) {
+        instance_group(&w->blk, w->next_block - 1, w->blk_id, w->single, g);
+        return 1;
+    }
+    w->in_block = 0; /* the block's last instance was handed out */
+    return gwalk_next(w, g);
 }
 
 /* A 24-bit hash of an instance: equal instances hash alike, so the groups of
@@ -1085,7 +1127,7 @@ PCQ_INLINE_ void group_at(const pcq_data *d, const ccommon *cc, const gref *r, c
     g->inst.values = r->values;
     g->inst.values_end = r->values_end; /* inst.value is not set: a group of type 4 is in an index,
                                            its value too (cook_single) */
-    instance_group(&c->blk, r->block_index, r->one_id, g);
+    instance_group(&c->blk, r->block_index, r->one_id, r->single, g);
 }
 
 /* Word w of a name of n bytes: 8 bytes as a big-endian number, the last
@@ -1110,7 +1152,7 @@ static uint64_t name_word(const uint8_t *p, size_t n, size_t w)
 /* Group keys: the instance (has_instance, InstanceId, name length, name),
  * then the kind and the counter (with_counter). Equal keys: the same
  * counters of the same instance. */
-static int key_cmp(const gref *a, const gref *b, int with_counter)
+static CALC_INLINE int key_cmp(const gref *a, const gref *b, int with_counter)
 {
     int c;
     if (a->has_instance != b->has_instance) return a->has_instance < b->has_instance ? -1 : 1;
@@ -1159,7 +1201,7 @@ typedef struct csample {
     gref *refs;        /* when indexed: its groups in wire order */
     uint32_t *ord;     /* ... in key order */
     cval *vval;        /* loose: its values, group by group in wire order, */
-    uint32_t *vid;     /* ... their counter ids, */
+    uint32_t *vid;     /* ... their counter ids (value_index: the kept ones, in vord's order), */
     uint32_t *vord;    /* ... by (rank, counter id, wire order) */
     uint32_t *rank_at; /* ... where each rank starts in vord (and one past the last) */
 } csample;
@@ -1189,11 +1231,26 @@ static uint64_t instance_key(const gref *r)
  * without its name, then each stretch of one InstanceId and length whose
  * names differ by its names' words, the last first. Work: the run's groups
  * times their names' words, linear in the input whatever the names. */
+/* key_cmp(a, b, 0) == 0 inline: a run of one hash is mostly one instance's
+ * groups (an instance that two blocks list), tested a group each. */
+static CALC_INLINE int same_ref_instance(const gref *a, const gref *b)
+{
+    return a->has_instance == b->has_instance &&
+           (!a->has_instance || (a->instance_id == b->instance_id && a->name_len == b->name_len &&
+                                 (a->name_len == 0 || memcmp(a->name, b->name, a->name_len) == 0)));
+}
+
+/* A group's key after its instance: its kind, then (single) its counter. */
+static CALC_INLINE uint64_t counter_key(const gref *r)
+{
+    return (uint64_t)r->single << 32 | r->one_id;
+}
+
 static CALC_NOINLINE void sort_run(const gref *r, uint32_t *ord, uint32_t n, uint32_t *tmp, uint64_t *k)
 {
     uint32_t a, i, j;
     size_t w;
-    for (a = 0; a < n; a++) k[ord[a]] = (uint64_t)r[ord[a]].single << 32 | r[ord[a]].one_id;
+    for (a = 0; a < n; a++) k[ord[a]] = counter_key(&r[ord[a]]);
     radix_idx(ord, tmp, n, k);
     for (a = 0; a < n; a++) k[ord[a]] = instance_key(&r[ord[a]]);
     radix_idx(ord, tmp, n, k);
@@ -1209,49 +1266,84 @@ static CALC_NOINLINE void sort_run(const gref *r, uint32_t *ord, uint32_t n, uin
     }
 }
 
+/* The n >= 2 groups ord[0..n) of one instance (a run of one hash that holds
+ * no other), rank `rank`: by counter, stably, when single groups are among
+ * them (those of types 2 and 6 share the key 0, and stay in wire order),
+ * then marked (none alone, a new key where the kind or counter changes). */
+static void one_instance(gref *r, uint32_t *o, uint32_t n, uint32_t *tmp, uint64_t *k, uint32_t rank)
+{
+    uint32_t a, c, e, singles = 0;
+    for (a = 0; a < n; a++) singles |= r[o[a]].single;
+    if (singles && n < 32) { /* a few: by insertion */
+        for (a = 1; a < n; a++) {
+            uint64_t x = counter_key(&r[e = o[a]]);
+            for (c = a; c > 0 && counter_key(&r[o[c - 1]]) > x; c--) o[c] = o[c - 1];
+            o[c] = e;
+        }
+    } else if (singles) {
+        for (a = 0; a < n; a++) k[o[a]] = counter_key(&r[o[a]]);
+        radix_idx(o, tmp, n, k);
+    }
+    r[o[0]].new_key = 1;
+    for (a = 0; a < n; a++) {
+        gref *q = &r[o[a]];
+        q->rank = rank;
+        q->alone = 0;
+        if (a > 0) {
+            const gref *p = &r[o[a - 1]];
+            q->new_key = (uint8_t)(p->single != q->single || (q->single && p->one_id != q->one_id));
+        }
+    }
+}
+
 /* Sorts s->ord by (hash, single, counter, wire order), k[i] holding group
  * i's hash (and then the sort's keys): a radix sort by hash, then each run of one hash by the rest, alone; a run that holds more
  * than one instance (a collision) by sort_run. The groups end in gkey_cmp
  * order, those of one key in wire order, each marked where a new instance
  * and a new key begin (the join's runs) and numbered by its instance (its
  * rank: the instances in that order). Returns how many instances. */
-static uint32_t sort_groups(csample *s, cmem *m, uint64_t *k)
+static uint32_t sort_groups(csample *s, cmem *m, uint64_t *k, uint32_t (*count)[256])
 {
     cmem keep = *m;
     uint32_t n = s->ngroups, i, j, a, *tmp, rank = 0;
+    int first;
     gref *r = s->refs;
-    if (n == 1) r[0].new_inst = r[0].new_key = 1; /* rank 0 (gref_of) */
+    if (n == 1) r[0].alone = r[0].new_key = 1; /* rank 0 (gref_of) */
     if (n < 2) return n;
     tmp = (uint32_t *)take(m, n, 4);
     if (PCQ_NEVER(k == NULL || tmp == NULL)) return 0; /* the plan counted them (sort_bytes) */
-    radix_idx(s->ord, tmp, n, k);
+    if (n >= 32)
+        radix_hash(s->ord, tmp, n, k, count);
+    else
+        radix_idx(s->ord, tmp, n, k);
     for (i = 0; i < n; i = j) {
         uint32_t h = r[s->ord[i]].hash;
         int mixed = 0;
         for (j = i + 1; j < n && r[s->ord[j]].hash == h; j++)
             ;
         if (j - i < 2) { /* another hash: another instance */
-            r[s->ord[i]].new_inst = r[s->ord[i]].new_key = 1;
+            r[s->ord[i]].alone = r[s->ord[i]].new_key = 1;
             r[s->ord[i]].rank = rank++;
             continue;
         }
-        for (a = i + 1; a < j; a++) mixed |= key_cmp(&r[s->ord[a]], &r[s->ord[i]], 0) != 0;
-        if (mixed) {
+        for (a = i + 1; a < j; a++) mixed |= !same_ref_instance(&r[s->ord[a]], &r[s->ord[i]]);
+        if (mixed) { /* instances that hash alike: sorted apart, then ranked */
             sort_run(r, s->ord + i, j - i, tmp, k);
-        } else {
-            for (a = i; a < j; a++) k[s->ord[a]] = (uint64_t)r[s->ord[a]].single << 32 | r[s->ord[a]].one_id;
-            radix_idx(s->ord + i, tmp, j - i, k); /* the groups of one instance, by counter */
+            r[s->ord[i]].new_key = 1;
+            r[s->ord[i]].rank = rank++;
+            for (first = 1, a = i + 1; a < j; a++) { /* first: the group before q began its instance */
+                gref *p = &r[s->ord[a - 1]], *q = &r[s->ord[a]];
+                int new_inst = key_cmp(p, q, 0) != 0;
+                p->alone = (uint8_t)(first && new_inst);
+                q->new_key = (uint8_t)(new_inst || p->single != q->single ||
+                                       (q->single && p->one_id != q->one_id));
+                q->rank = new_inst ? rank++ : rank - 1;
+                first = new_inst;
+            }
+            r[s->ord[j - 1]].alone = (uint8_t)first;
+            continue;
         }
-        r[s->ord[i]].new_inst = r[s->ord[i]].new_key = 1;
-        r[s->ord[i]].rank = rank++;
-        for (a = i + 1; a < j; a++) {
-            const gref *p = &r[s->ord[a - 1]];
-            gref *q = &r[s->ord[a]];
-            q->new_inst = (uint8_t)(mixed && key_cmp(p, q, 0) != 0);
-            q->new_key = (uint8_t)(q->new_inst || p->single != q->single ||
-                                   (q->single && p->one_id != q->one_id));
-            q->rank = q->new_inst ? rank++ : rank - 1;
-        }
+        one_instance(r, s->ord + i, j - i, tmp, k, rank++);
     }
     *m = keep;
     return rank;
@@ -1381,6 +1473,16 @@ static void value_index(csample *s, cmem *m, size_t k, uint32_t nranks)
         }
         at[r] = out; /* where it starts now (at[r + 1] still where the next started) */
         if (n == 0) continue;
+        if (n == 2) { /* an instance that two blocks list: one compare (bench/hostile.c cook-split) */
+            uint32_t x = vord[b], y = vord[b + 1];
+            if (vid[x] > vid[y]) {
+                x = y;
+                y = vord[b];
+            }
+            vord[out++] = x;
+            if (vid[y] != vid[x]) vord[out++] = y;
+            continue;
+        }
         if (n >= 32) {
             for (i = 0; i < n; i++) key[vord[b + i]] = vid[vord[b + i]];
             radix_idx(vord + b, tmp, n, key);
@@ -1392,6 +1494,10 @@ static void value_index(csample *s, cmem *m, size_t k, uint32_t nranks)
             if (vid[vord[b + i]] != id) id = vid[vord[out++] = vord[b + i]];
     }
     at[nranks] = out;
+    /* the kept values' ids side by side, where the searches read them
+     * (find_loose: one load a step, not two); tmp holds k ids */
+    memcpy(tmp, s->vid, k * 4);
+    for (i = 0; i < out; i++) s->vid[i] = tmp[vord[i]];
     *m = keep;
 }
 
@@ -1406,9 +1512,10 @@ static void sample_index(csample *s, cmem *m, int values, gwalk *from, const cgr
     cgroup g;
     cmem keep;
     uint64_t *hk;
-    uint32_t i, nranks;
+    uint32_t i, nranks, h, count[3][256]; /* the hashes' bytes counted as they come (radix_hash) */
     int more;
     size_t k = 0;
+    memset(count, 0, sizeof count);
     s->refs = (gref *)take(m, s->ngroups, sizeof *s->refs);
     s->ord = (uint32_t *)take(m, s->ngroups, sizeof *s->ord);
     if (values) {
@@ -1426,18 +1533,26 @@ static void sample_index(csample *s, cmem *m, int values, gwalk *from, const cgr
         g = *first; /* where the lockstep test stopped: its blk is still the walker's */
         more = PCQ_ALWAYS(s->ngroups > 0);
     }
-    for (i = 0; more; more = ++i < s->ngroups && gwalk_next(wp, &g) == 1) { /* one walk: groups and values */
+    for (i = 0; more; more = ++i < s->ngroups && gwalk_step(wp, &g) == 1) { /* one walk: groups and values */
         gref_of(&g, &s->refs[i]);
         s->ord[i] = i;
-        hk[i] = s->refs[i].hash;
+        hk[i] = h = s->refs[i].hash; /* below 2^24 */
+        count[0][h & 0xFFu]++;
+        count[1][h >> 8 & 0xFFu]++;
+        count[2][h >> 16 & 0xFFu]++;
         if (!values) continue;
         s->refs[i].vfirst = (uint32_t)k; /* the scan counted every value: room for them all */
-        k += gv_read(s->d, &g, (uint32_t)(s->nvalues - k), &s->vval[k], &s->vid[k]);
+        if (g.inst.num_values == 1 && !g.single && k < s->nvalues) { /* the value the walk's step filled in */
+            to_cval(&g.inst.value, &s->vval[k]);
+            s->vid[k++] = pcq_block_counter_id_(g.blk, 0);
+        } else {
+            k += gv_read(s->d, &g, (uint32_t)(s->nvalues - k), &s->vval[k], &s->vid[k]);
+        }
         s->refs[i].vend = (uint32_t)k;
     }
     if (PCQ_NEVER(i < s->ngroups))
         s->ngroups = i; /* validated: the walk finds every group the scan counted */
-    nranks = sort_groups(s, m, hk);
+    nranks = sort_groups(s, m, hk, count);
     *m = keep;
     if (!values) return;
     value_index(s, m, k, nranks);
@@ -1448,8 +1563,10 @@ static void sample_index(csample *s, cmem *m, int values, gwalk *from, const cgr
  * found once a group rather than once a search. */
 typedef struct lrange {
     const csample *s;
-    const uint32_t *a; /* into s->vord */
+    const uint32_t *a;   /* into s->vord */
+    const uint32_t *ids; /* into s->vid: a's ids, rising */
     uint32_t n;
+    uint32_t min, max; /* the least and the greatest id of the n (n 0: min 1, max 0) */
 } lrange;
 
 /* The instance of group `ordinal` of sample s: none when s is not loose. */
@@ -1457,27 +1574,43 @@ static CALC_INLINE void loose_range(const csample *s, uint32_t ordinal, lrange *
 {
     uint32_t rank;
     r->s = s;
-    r->a = NULL;
+    r->a = r->ids = NULL;
     r->n = 0;
-    if (!s->loose) return;
+    r->min = 1;
+    r->max = 0;
+    /* a group alone in its instance: every value of the instance is in its
+     * own list, where the cook looked first (bench/hostile.c
+     * cook-precision-loose) */
+    if (!s->loose || s->refs[ordinal].alone) return;
     rank = s->refs[ordinal].rank;
     r->a = s->vord + s->rank_at[rank];
+    r->ids = s->vid + s->rank_at[rank];
     r->n = s->rank_at[rank + 1] - s->rank_at[rank];
+    if (r->n == 0) return;
+    r->min = r->ids[0];
+    r->max = r->ids[r->n - 1];
 }
 
-/* The value of counter id in r, by halves: 1, or 0. */
+/* The value of counter id in r, by halves: 1, or 0. An id outside the
+ * instance's least and greatest, as a related counter in no block is (an
+ * attacker's: bench/hostile.c cook-precision-loose), is not searched. */
 PCQ_INLINE_ int find_loose(const lrange *r, uint32_t id, cval *out)
 {
-    const uint32_t *vid = r->s->vid;
+    const uint32_t *ids = r->ids;
     size_t lo = 0, hi = r->n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (vid[r->a[mid]] < id)
-            lo = mid + 1;
-        else
-            hi = mid;
+    if (id < r->min || id > r->max) return 0;
+    if (hi <= 8) { /* a few: one step each, ended by max >= id */
+        while (ids[lo] < id) lo++;
+    } else {
+        while (lo < hi) {
+            size_t mid = lo + (hi - lo) / 2;
+            if (ids[mid] < id)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
     }
-    if (lo == r->n || vid[r->a[lo]] != id) return 0;
+    if (ids[lo] != id) return 0; /* lo < n: ids[n - 1] = max >= id */
     *out = r->s->vval[r->a[lo]];
     return 1;
 }
@@ -1776,7 +1909,7 @@ static int cook_columns(cook_ctx *c, const cgroup *g, uint32_t gi, const cgroup 
     const cval *nv = cs->nv, *ov = cs->ov; /* a group's values: read there, or in place in an index */
     pcq_calc_sample ns, os;
     pcq_calc_row tmpl;
-    lrange nl, ol = {NULL, NULL, 0};
+    lrange nl, ol = {NULL, NULL, NULL, 0, 1, 0};
     uint32_t j, m, om = 0;
     if (!same_list(cs->have, cs->ids, g->blk->counter_ids)) columns_make(cs, &c->cc, g->blk);
     if (og != NULL && !same_list(cs->ohave, cs->oids, og->blk->counter_ids)) columns_older(cs, og->blk);
@@ -2030,18 +2163,6 @@ static void link_set(pcq_calc_row *rows, size_t k, size_t next)
     rows[k - 1].is_aggregate = (int)next;
 }
 
-/* The list at `list` turned round; *count: its leaders. */
-static size_t list_reverse(pcq_calc_row *rows, size_t list, size_t *count)
-{
-    size_t head = 0, k, nx;
-    for (*count = 0, k = list; k != 0; k = nx, ++*count) {
-        nx = link_next(rows, k);
-        link_set(rows, k, head);
-        head = k;
-    }
-    return head;
-}
-
 /* Leader a sorts before leader b in name#n order: by name (name_cmp), then
  * InstanceId, then row. */
 static int numbered_before(const pcq_calc_row *rows, size_t a, size_t b)
@@ -2109,20 +2230,33 @@ static size_t list_insert(pcq_calc_row *rows, size_t head, size_t pass)
     return out;
 }
 
+static size_t list_radix_of(pcq_calc_row *rows, size_t head, size_t pass, size_t count, uint64_t any,
+                            uint64_t all);
+
 /* The list at head sorted by leader_key, stably: a byte a pass into 256
  * lists (bytes every key shares skipped); a short list by insertion. Linear
  * in the leaders; row numbers fit 31 bits (number_hashed). */
 static size_t list_radix(pcq_calc_row *rows, size_t head, size_t pass)
 {
-    uint32_t hd[256], tl[256];
     uint64_t any = 0, all = ~(uint64_t)0, x;
-    size_t k, nx, last, count = 0;
-    unsigned d, b;
+    size_t k, count = 0;
     for (k = head; k != 0; k = link_next(rows, k), count++) {
         x = leader_key(&rows[k - 1], pass);
         any |= x;
         all &= x;
     }
+    return list_radix_of(rows, head, pass, count, any, all);
+}
+
+/* The same, given how many leaders the list holds and the | and & of their
+ * keys. */
+static size_t list_radix_of(pcq_calc_row *rows, size_t head, size_t pass, size_t count, uint64_t any,
+                            uint64_t all)
+{
+    uint32_t hd[256], tl[256];
+    uint64_t x;
+    size_t k, nx, last;
+    unsigned d, b;
     if (count < 32) return list_insert(rows, head, pass); /* no 256 lists to clear */
     for (d = 0; d < 64; d += 8) {
         if (((any ^ all) >> d & 0xFFu) == 0) continue;
@@ -2205,19 +2339,29 @@ static void number_bucket(pcq_calc_row *rows, size_t list)
 {
     size_t k, nx, prev, head, count;
     uint32_t n = 0;
-    if (link_next(rows, list) == 0) return;  /* one leader (most buckets): n 0, its link */
-    head = list_reverse(rows, list, &count); /* rows' order */
-    for (k = link_next(rows, head); k != 0 && name_cmp(&rows[head - 1], &rows[k - 1]) == 0;)
-        k = link_next(rows, k);
-    if (k == 0) { /* one name (a bucket of many holds one but when names collide) */
-        for (k = list_radix(rows, head, LK_ID); k != 0; k = nx) {
+    uint64_t any = 0, all = ~(uint64_t)0;
+    int one = 1;
+    if (link_next(rows, list) == 0) return; /* one leader (most buckets): n 0, its link */
+    /* rows' order; in the same pass, whether all have the name of the list's
+     * first (its last row) and the | and & of their InstanceIds (list_radix's
+     * own pass) */
+    for (head = 0, count = 0, k = list; k != 0; k = nx, count++) {
+        nx = link_next(rows, k);
+        link_set(rows, k, head);
+        head = k;
+        if (one) one = name_cmp(&rows[list - 1], &rows[k - 1]) == 0;
+        any |= rows[k - 1].instance_id;
+        all &= rows[k - 1].instance_id;
+    }
+    if (one) { /* one name (a bucket of many holds one but when names collide) */
+        for (k = list_radix_of(rows, head, LK_ID, count, any, all); k != 0; k = nx) {
             nx = link_next(rows, k);
             link_set(rows, k, n++);
         }
         return;
     }
     head = count < 32 ? list_insert(rows, head, LK_NUMBERED)
-                      : sort_names(rows, list_radix(rows, head, LK_ID));
+                      : sort_names(rows, list_radix_of(rows, head, LK_ID, count, any, all));
     for (prev = 0, k = head; k != 0; prev = k, k = nx) {
         nx = link_next(rows, k);
         n = prev != 0 && name_cmp(&rows[prev - 1], &rows[k - 1]) == 0 ? n + 1 : 0;

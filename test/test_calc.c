@@ -1416,6 +1416,102 @@ static void test_cook_related_elsewhere(void)
     }
 }
 
+/* Instances split over four blocks (bench/hostile.c cook-split*): x (7) and
+ * y (8) hold counter 30 in a PERF_MULTI_INSTANCES block (block 0,
+ * identifier 0; the older sample lists y alone there), counters 10..21 in a
+ * PERF_COUNTERSET block (block 1; the older sample lists x first, the newer
+ * y), their base, counter 5, in another PERF_MULTI_INSTANCES block (block 2,
+ * identifier 2), and counter 6, a base too, in a PERF_COUNTERSET block of
+ * that one counter (block 3): 15 counter ids an instance, so a related
+ * counter is searched for by halves (more than 8), and x's groups are sorted
+ * by counter before the join (block 0's comes first in the wire, last by
+ * counter, and is missing from the older sample). z (9) is in block 1 alone:
+ * its base is nowhere, and its instance has no other group to search.
+ * Counters 10..19 are AVERAGE_BULK over 5, 20 over 6, and 21 over 7, which
+ * no block holds though 6 < 7 < 30 (searched, not found). */
+static void split_sample(wbuf *w, uint64_t t, int older, const uint32_t base[2], uint64_t add)
+{
+    static const uint32_t six[1] = {6};
+    uint32_t list[12], k, i;
+    size_t b, mi;
+    for (k = 0; k < 12; k++) list[k] = 10 + k;
+    data_begin(w, t, 0, 1000u);
+    b = block_begin(w, 4); /* block 0: counter 30 */
+    mi = multi_instances_begin(w);
+    if (!older) {
+        instance(w, 7, "x");
+        value32(w, 77);
+    }
+    instance(w, 8, "y");
+    value32(w, 88);
+    multi_instances_end(w, mi, older ? 1 : 2);
+    block_end(w, b);
+    b = block_begin(w, 6);
+    multi_counters(w, list, 12);
+    mi = multi_instances_begin(w);
+    for (i = 0; i < 3; i++) { /* y, x, z (older: x, y, z) */
+        uint32_t id = i == 2 ? 9 : (i == 0) == !older ? 8 : 7;
+        instance(w, id, id == 7 ? "x" : id == 8 ? "y" : "z");
+        for (k = 0; k < 12; k++) /* x: 1000 + 30 c more, y: 500 + 10 c more (newer: add 1) */
+            value64(w, (id == 8 ? 500 : 1000) + add * (id == 8 ? 10 : 30) * list[k]);
+    }
+    multi_instances_end(w, mi, 3);
+    block_end(w, b);
+    for (k = 2; k < 4; k++) { /* block 2: counter 5; block 3: counter 6 */
+        b = block_begin(w, k == 2 ? 4 : 6);
+        if (k == 3) multi_counters(w, six, 1);
+        mi = multi_instances_begin(w);
+        instance(w, 7, "x");
+        value32(w, base[0]);
+        instance(w, 8, "y");
+        value32(w, base[1]);
+        multi_instances_end(w, mi, 2);
+        block_end(w, b);
+    }
+    data_end(w, 4);
+}
+
+static void test_cook_split_instances(void)
+{
+    static const uint32_t obase[2] = {100, 200}, nbase[2] = {130, 210};
+    wbuf wi, wo, wn;
+    pcq_counterset_info info;
+    pcq_data od, nd;
+    static pcq_calc_row rows[400];
+    pcq_identifier ids[2];
+    size_t n = 0;
+    uint32_t c;
+    int rc;
+    const char *const names[3] = {"x", "y", "z"};
+    unsigned k;
+
+    info_begin(&wi, 15, 2);
+    info_counter(&wi, 5, 0x40030402, 0, 0, 0, 0, 0, 0, 0); /* AVERAGE_BASE */
+    info_counter(&wi, 6, 0x40030402, 0, 0, 0, 0, 0, 0, 0);
+    for (c = 10; c <= 21; c++)
+        info_counter(&wi, c, 0x40020500, 0, 0, c < 20 ? 5 : c == 20 ? 6 : 7, 0, 0, 0, 0);
+    info_counter(&wi, 30, 0x00010000, 0, 0, 0, 0, 0, 0, 0); /* RAWCOUNT */
+    split_sample(&wo, 1000, 1, obase, 0);
+    split_sample(&wn, 2000, 0, nbase, 1);
+    if (decode_info(&wi, &info) || decode_data(&wo, &od) || decode_data(&wn, &nd)) return;
+    memset(ids, 0, sizeof ids);
+    ids[0].counter_id = 30;
+    ids[0].index = 0;
+    ids[1].counter_id = 5;
+    ids[1].index = 2;
+    rc = pcq_calc_cook(&info, &od, &nd, ids, 2, 0, rows, CAP(rows), &n, NULL);
+    if (!TL_CHECK(rc == PCQ_OK && n == 2 + 36 + 4, "split: %s, %zu rows", pcq_status_name(rc), n)) return;
+    /* x: 30 c / (130 - 100) = c; y: 10 c / (210 - 200) = c */
+    for (k = 0; k < 3; k++)
+        for (c = 10; c <= 21; c++)
+            row_is(__LINE__, rows, n, c, names[k], 0, 0,
+                   k < 2 && c < 21 ? PCQ_CALC_OK : PCQ_CALC_MISSING_RELATED, k < 2 && c < 21 ? c : 0);
+    ROW(5, "x", 0, PCQ_CALC_NOT_DISPLAYABLE, 0);
+    ROW(6, "y", 0, PCQ_CALC_NOT_DISPLAYABLE, 0);
+    ROW(30, "x", 0, PCQ_CALC_OK, 77);
+    ROW(30, "y", 0, PCQ_CALC_OK, 88);
+}
+
 /* Instances x (7) and y (8): counters 40, 3, 1 and 4, in that order, in a
  * PERF_COUNTERSET block (block 0); counter 2 (a time) in a type 4 block
  * (block 1) listing y first; with `base`, counter 5 in another (block 2).
@@ -3016,6 +3112,7 @@ int main(void)
     test_cook_single_blocks();
     test_cook_counter_order();
     test_cook_related_elsewhere();
+    test_cook_split_instances();
     test_cook_one_sample_related();
     test_cook_empty_lists();
     test_cook_long_list();
