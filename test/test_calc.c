@@ -1512,6 +1512,57 @@ static void test_cook_split_instances(void)
     ROW(30, "y", 0, PCQ_CALC_OK, 88);
 }
 
+/* An instance that 33 PERF_MULTI_INSTANCES blocks list (block i: the info's
+ * counter i, whose id falls as i rises): its 33 groups, single ones, are
+ * sorted by counter in the cook's index by a radix sort (32 or more), where
+ * the wire order is the reverse; the older sample lists y alone in block 0,
+ * so a group left in wire order would pair with the wrong older group. */
+enum {
+    MB_N = 33
+};
+static void many_blocks(wbuf *w, uint64_t t, int older)
+{
+    uint32_t i;
+    size_t b, mi;
+    data_begin(w, t, 0, 1000u);
+    for (i = 0; i < MB_N; i++) {
+        b = block_begin(w, 4);
+        mi = multi_instances_begin(w);
+        if (!(older && i == 0)) {
+            instance(w, 7, "x");
+            value32(w, 1000 + 10 * i + (older ? 0 : 5));
+        }
+        instance(w, 8, "y");
+        value32(w, 2000 + i + (older ? 0 : 7));
+        multi_instances_end(w, mi, older && i == 0 ? 1 : 2);
+        block_end(w, b);
+    }
+    data_end(w, MB_N);
+}
+
+static void test_cook_many_blocks(void)
+{
+    wbuf wi, wo, wn;
+    pcq_counterset_info info;
+    pcq_data od, nd;
+    static pcq_calc_row rows[600];
+    size_t n = 0;
+    uint32_t i;
+    int rc;
+    info_begin(&wi, MB_N, 2);
+    for (i = 0; i < MB_N; i++)
+        info_counter(&wi, 200 - i, 0x00400400, 0, 0, 0, 0, 0, 0, 0); /* COUNTER_DELTA */
+    many_blocks(&wo, 1000, 1);
+    many_blocks(&wn, 2000, 0);
+    if (decode_info(&wi, &info) || decode_data(&wo, &od) || decode_data(&wn, &nd)) return;
+    rc = pcq_calc_cook(&info, &od, &nd, NULL, 0, 0, rows, CAP(rows), &n, NULL);
+    if (!TL_CHECK(rc == PCQ_OK && n == 2 * MB_N, "many blocks: %s, %zu rows", pcq_status_name(rc), n)) return;
+    for (i = 0; i < MB_N; i++) {
+        row_is(__LINE__, rows, n, 200 - i, "x", 0, 0, i == 0 ? PCQ_CALC_NEED_SECOND_SAMPLE : PCQ_CALC_OK, 5);
+        row_is(__LINE__, rows, n, 200 - i, "y", 0, 0, PCQ_CALC_OK, 7);
+    }
+}
+
 /* Instances x (7) and y (8): counters 40, 3, 1 and 4, in that order, in a
  * PERF_COUNTERSET block (block 0); counter 2 (a time) in a type 4 block
  * (block 1) listing y first; with `base`, counter 5 in another (block 2).
@@ -3113,6 +3164,7 @@ int main(void)
     test_cook_counter_order();
     test_cook_related_elsewhere();
     test_cook_split_instances();
+    test_cook_many_blocks();
     test_cook_one_sample_related();
     test_cook_empty_lists();
     test_cook_long_list();
