@@ -173,20 +173,28 @@ static int build_strings(hcase *h, size_t size)
 /* A counterset-info of n counters of one type (ids from 1; base: the id of
  * each one's base, 0 for none, or `next` for the counter after it). */
 #define NEXT 0xFFFFFFFEu
-static uint8_t *info_buf(uint32_t n, uint32_t type, uint32_t base, int reversed, size_t *len)
+/* A counterset-info of n counters, multiple instances, begun in a buffer of
+ * its own (w writes it; the caller puts the n counters and finishes). */
+static uint8_t *info_start(pcq_writer *w, uint32_t n)
 {
     size_t cap = 64 + 48 * (size_t)n;
     uint8_t *b = (uint8_t *)xmalloc(cap);
     pcq_counterset_reg set;
-    pcq_counter_reg c;
-    pcq_writer w;
-    uint32_t k;
     memset(&set, 0, sizeof set);
     set.detail_level = 100;
     set.num_counters = n;
     set.instance_type = 2;
-    pcq_writer_init(&w, b, cap);
-    pcq_put_counterset_reg(&w, &set);
+    pcq_writer_init(w, b, cap);
+    pcq_put_counterset_reg(w, &set);
+    return b;
+}
+
+static uint8_t *info_buf(uint32_t n, uint32_t type, uint32_t base, int reversed, size_t *len)
+{
+    pcq_counter_reg c;
+    pcq_writer w;
+    uint8_t *b = info_start(&w, n);
+    uint32_t k;
     for (k = 0; k < n; k++) {
         memset(&c, 0, sizeof c);
         c.counter_id = reversed ? n - k : k + 1;
@@ -838,17 +846,9 @@ static uint8_t *split_buf(uint32_t n, uint32_t nb, int single, int older, size_t
 static int build_split_cook(hcase *h, size_t size, uint32_t nb, int single)
 {
     uint32_t n = (uint32_t)(size / 2 / nb / 18), x;
-    size_t cap = 64 + 48 * (size_t)nb;
-    pcq_counterset_reg set;
     pcq_counter_reg c;
     pcq_writer w;
-    memset(&set, 0, sizeof set);
-    set.detail_level = 100;
-    set.num_counters = nb;
-    set.instance_type = 2;
-    h->a = (uint8_t *)xmalloc(cap);
-    pcq_writer_init(&w, h->a, cap);
-    pcq_put_counterset_reg(&w, &set);
+    h->a = info_start(&w, nb);
     for (x = 0; x < nb; x++) {
         memset(&c, 0, sizeof c);
         c.counter_id = 2 * x + 1;
@@ -916,18 +916,10 @@ static uint8_t *related_buf(uint32_t n, uint32_t k, int older, size_t *len)
 /* The counterset-info of those cooks: k + 2 counters of `type`. */
 static int related_info(hcase *h, uint32_t type, uint32_t k)
 {
-    size_t cap = 64 + 48 * (size_t)(k + 2);
-    pcq_counterset_reg set;
     pcq_counter_reg c;
     pcq_writer w;
     uint32_t i;
-    h->a = (uint8_t *)xmalloc(cap);
-    memset(&set, 0, sizeof set);
-    set.detail_level = 100;
-    set.num_counters = k + 2;
-    set.instance_type = 2;
-    pcq_writer_init(&w, h->a, cap);
-    pcq_put_counterset_reg(&w, &set);
+    h->a = info_start(&w, k + 2);
     for (i = 0; i < k + 2; i++) {
         memset(&c, 0, sizeof c);
         c.counter_id = i + 1;
