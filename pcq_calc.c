@@ -1231,15 +1231,6 @@ static uint64_t instance_key(const gref *r)
  * without its name, then each stretch of one InstanceId and length whose
  * names differ by its names' words, the last first. Work: the run's groups
  * times their names' words, linear in the input whatever the names. */
-/* key_cmp(a, b, 0) == 0 inline: a run of one hash is mostly one instance's
- * groups (an instance that two blocks list), tested a group each. */
-static CALC_INLINE int same_ref_instance(const gref *a, const gref *b)
-{
-    return a->has_instance == b->has_instance &&
-           (!a->has_instance || (a->instance_id == b->instance_id && a->name_len == b->name_len &&
-                                 (a->name_len == 0 || memcmp(a->name, b->name, a->name_len) == 0)));
-}
-
 /* A group's key after its instance: its kind, then (single) its counter. */
 static CALC_INLINE uint64_t counter_key(const gref *r)
 {
@@ -1326,7 +1317,7 @@ static uint32_t sort_groups(csample *s, cmem *m, uint64_t *k, uint32_t (*count)[
             r[s->ord[i]].rank = rank++;
             continue;
         }
-        for (a = i + 1; a < j; a++) mixed |= !same_ref_instance(&r[s->ord[a]], &r[s->ord[i]]);
+        for (a = i + 1; a < j; a++) mixed |= key_cmp(&r[s->ord[a]], &r[s->ord[i]], 0) != 0;
         if (mixed) { /* instances that hash alike: sorted apart, then ranked */
             sort_run(r, s->ord + i, j - i, tmp, k);
             r[s->ord[i]].new_key = 1;
