@@ -2405,7 +2405,10 @@ static PCQ_NOINLINE int pass_blocks(rd *r, frame *f)
 {
     size_t at = f->pos, lim = f->end < r->len ? f->end : r->len;
     uint32_t n = f->left;
-    for (; n > 0 && at < r->w->aux[0]; n--) at += ld32(r->b + at + COUNTER_HEADER_dwSize); /* found so */
+    /* blocks canonical_prefix found so, read again in this call; the bound
+     * as an integer all the same (aux[0] <= len) */
+    for (; n > 0 && at < r->w->aux[0] && r->w->aux[0] - at >= COUNTER_HEADER_SIZE; n--)
+        at += ld32(r->b + at + COUNTER_HEADER_dwSize);
     if (at <= lim && at != r->w->aux[0]) /* (the one canonical_prefix stopped at is not) */
         at = canonical_blocks(r->b, at, lim, &n);
     if (n == f->left) return 0;
