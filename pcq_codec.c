@@ -29,6 +29,7 @@
 /* The header routes these through inline fast paths (macros of the same
  * names); here they are the functions themselves. */
 #undef pcq_values_next
+#undef pcq_blocks_next
 #undef pcq_utf16_to_utf8
 #undef pcq_block_counter_id
 #undef pcq_instance_values
@@ -3356,49 +3357,6 @@ void pcq_data_blocks(const pcq_data *d, pcq_iter *it)
     it->fast = d->flags & PCQ_DATA_CANONICAL_ ? PCQ_ITER_FAST_ : 0;
 }
 
-/* A block of a canonical buffer, read without checks: what parse_block and
- * block_body fill. Every field is set, as a memset would leave the ones a
- * type has not (a memset of the whole struct cost as much as the rest of
- * the step), and a type 2 block's each once: zeros stored for all and then
- * overwritten cost ~10 instructions a block more, where a
- * _PERF_MULTI_COUNTERS reply has a block every ~500 bytes. */
-static PCQ_INLINE void fast_block(const uint8_t *b, size_t at, pcq_block *out)
-{
-    size_t body = at + COUNTER_HEADER_SIZE;
-    out->offset = at;
-    out->status = ld32(b + at + COUNTER_HEADER_dwStatus);
-    out->type = ld32(b + at + COUNTER_HEADER_dwType);
-    out->size = ld32(b + at + COUNTER_HEADER_dwSize);
-    out->reserved = 0;
-    pcq_value_none_(&out->value);
-    out->instances_size = out->num_instances = 0;
-    out->instances_at = 0;
-    if (out->type == PCQ_PERF_MULTI_COUNTERS || out->type == PCQ_PERF_COUNTERSET) {
-        out->multi_at = body;
-        out->multi_size = ld32(b + body + MULTI_COUNTERS_dwSize);
-        out->num_counters = ld32(b + body + MULTI_COUNTERS_dwCounters);
-        out->counter_ids.ptr = b + body + MULTI_COUNTERS_SIZE;
-        out->counter_ids.len = (size_t)out->num_counters * COUNTER_ID_SIZE;
-        body += out->multi_size;
-        out->body = body;
-        out->body_end = at + out->size;
-        if (out->type == PCQ_PERF_MULTI_COUNTERS) return;
-    } else {
-        out->multi_size = out->num_counters = 0;
-        out->counter_ids.ptr = NULL;
-        out->counter_ids.len = 0;
-        out->multi_at = 0;
-        out->body = body;
-        out->body_end = out->type == PCQ_PERF_ERROR_RETURN ? body : at + out->size;
-        if (out->type == PCQ_PERF_SINGLE_COUNTER) pcq_value_at_(b, body, &out->value);
-        if (out->type != PCQ_PERF_MULTI_INSTANCES) return;
-    }
-    out->instances_at = body;
-    out->instances_size = ld32(b + body + MULTI_INSTANCES_dwTotalSize);
-    out->num_instances = ld32(b + body + MULTI_INSTANCES_dwInstances);
-    out->body = body + MULTI_INSTANCES_SIZE;
-}
-
 /* The fixed structures after a block's header, into *b (what the walk
  * yields as items of their own). */
 static int block_body(rd *r, pcq_block *b)
@@ -3443,7 +3401,7 @@ int pcq_blocks_next(pcq_iter *it, pcq_block *out)
 {
     if (!it->fast) return blocks_next_checked(it, out); /* kept apart: the fast step needs no stack frame */
     if (!it->f.left) return 0;
-    fast_block(it->buf, it->f.pos, out);
+    pcq_block_at_(it->buf, it->f.pos, out);
     return item_done(&it->f, it->f.pos + out->size);
 }
 

@@ -1049,6 +1049,53 @@ PCQ_INLINE_ uint32_t pcq_block_counter_id_(const pcq_block *b, uint32_t i)
     return (size_t)i < b->counter_ids.len / 4 ? pcq_ld32_(b->counter_ids.ptr + 4 * (size_t)i) : 0;
 }
 
+/* A block of a canonical buffer at `at`, read without checks: what the
+ * checking step (parse_block, block_body) fills. Every field is set, as a
+ * memset would leave the ones a type has not (a memset of the whole struct
+ * cost as much as the rest of the step), and a type 2 block's each once:
+ * zeros stored for all and then overwritten cost ~10 instructions a block
+ * more, where a _PERF_MULTI_COUNTERS reply has a block every ~500 bytes.
+ * Offsets: _PERF_COUNTER_HEADER dwStatus 0, dwType 4, dwSize 8 (16 bytes,
+ * §2.2.4.5); _PERF_MULTI_COUNTERS dwSize 0, dwCounters 4, the ids from 8
+ * (§2.2.4.7); _PERF_MULTI_INSTANCES dwTotalSize 0, dwInstances 4 (8 bytes,
+ * §2.2.4.6). */
+PCQ_INLINE_ void pcq_block_at_(const uint8_t *b, size_t at, pcq_block *out)
+{
+    size_t body = at + 16;
+    out->offset = at;
+    out->status = pcq_ld32_(b + at);
+    out->type = pcq_ld32_(b + at + 4);
+    out->size = pcq_ld32_(b + at + 8);
+    out->reserved = 0;
+    pcq_value_none_(&out->value);
+    out->instances_size = out->num_instances = 0;
+    out->instances_at = 0;
+    if (out->type == PCQ_PERF_MULTI_COUNTERS || out->type == PCQ_PERF_COUNTERSET) {
+        out->multi_at = body;
+        out->multi_size = pcq_ld32_(b + body);
+        out->num_counters = pcq_ld32_(b + body + 4);
+        out->counter_ids.ptr = b + body + 8;
+        out->counter_ids.len = (size_t)out->num_counters * 4;
+        body += out->multi_size;
+        out->body = body;
+        out->body_end = at + out->size;
+        if (out->type == PCQ_PERF_MULTI_COUNTERS) return;
+    } else {
+        out->multi_size = out->num_counters = 0;
+        out->counter_ids.ptr = 0;
+        out->counter_ids.len = 0;
+        out->multi_at = 0;
+        out->body = body;
+        out->body_end = out->type == PCQ_PERF_ERROR_RETURN ? body : at + out->size;
+        if (out->type == PCQ_PERF_SINGLE_COUNTER) pcq_value_at_(b, body, &out->value);
+        if (out->type != PCQ_PERF_MULTI_INSTANCES) return;
+    }
+    out->instances_at = body;
+    out->instances_size = pcq_ld32_(b + body);
+    out->num_instances = pcq_ld32_(b + body + 4);
+    out->body = body + 8;
+}
+
 /* The rules a _PERF_COUNTER_DATA at `at` keeps (§2.2.4.9; parse_value says
  * which one broke): it starts before lim (the frame's end or the input's,
  * the nearer), 8 <= dwSize <= lim - at, dwDataSize <= dwSize - 8, and fewer
@@ -1103,6 +1150,28 @@ PCQ_INLINE_ int pcq_values_next_fast_(pcq_iter *it, pcq_value *out)
     }
 }
 
+/* The README's loop steps every block through here: inline, so that the
+ * block it fills stays the caller's own (no call takes its address), and
+ * its fields (the counter ids pcq_block_counter_id reads for every value)
+ * stay in registers through the values' loop. */
+PCQ_INLINE_ int pcq_blocks_next_fast_(pcq_iter *it, pcq_block *out)
+{
+    if (PCQ_LIKELY_(it->f.left & it->fast)) {
+        pcq_block_at_(it->buf, it->f.pos, out);
+        it->f.pos += out->size;
+        it->f.index++;
+        it->f.left--;
+        return 1;
+    } else if (it->fast) {
+        return 0;
+    } else { /* the block on a copy, so that no call takes the caller's */
+        pcq_block v;
+        int rc = pcq_blocks_next(it, &v);
+        if (rc == 1) *out = v;
+        return rc;
+    }
+}
+
 /* A values iterator over n canonical values from pos, stepped without checks. */
 PCQ_INLINE_ void pcq_values_fast_at_(const uint8_t *buf, size_t len, size_t pos, uint32_t n, pcq_iter *it)
 {
@@ -1148,9 +1217,10 @@ PCQ_INLINE_ void pcq_block_values_fast_(const pcq_data *d, const pcq_block *b, p
                             : b->type == 2 ? b->num_counters
                                            : 0u,
                             it);
-    } else {
+    } else { /* on copies: no call takes the caller's block (see pcq_blocks_next_fast_) */
+        pcq_block c = *b;
         pcq_iter t;
-        pcq_block_values(d, b, &t);
+        pcq_block_values(d, &c, &t);
         *it = t;
     }
 }
@@ -1171,9 +1241,10 @@ PCQ_INLINE_ void pcq_block_instances_fast_(const pcq_data *d, const pcq_block *b
         it->err.offset = 0;
         it->err.what = 0;
         it->err.diag = 0;
-    } else {
+    } else { /* on copies, as in pcq_block_values_fast_ */
+        pcq_block c = *b;
         pcq_iter t;
-        pcq_block_instances(d, b, &t);
+        pcq_block_instances(d, &c, &t);
         *it = t;
     }
 }
@@ -1329,7 +1400,8 @@ PCQ_INLINE_ void pcq_item_values_fast_(const pcq_walk *w, const pcq_item *item, 
 
 /* A value's counter id, as the README's loop takes it for every value: the
  * call cost ~20 instructions a value where the walk costs ~6 (registers
- * saved around it); inline, ~5. */
+ * saved around it); inline, ~5; ~3 once the block is the caller's own
+ * (pcq_blocks_next_fast_): no reload of its fields per value. */
 PCQ_INLINE_ uint32_t pcq_block_counter_id_fast_(const pcq_block *b, uint32_t i)
 {
     return b ? pcq_block_counter_id_(b, i) : 0;
@@ -1337,6 +1409,7 @@ PCQ_INLINE_ uint32_t pcq_block_counter_id_fast_(const pcq_block *b, uint32_t i)
 
 #define pcq_block_counter_id(b, i)           pcq_block_counter_id_fast_((b), (i))
 #define pcq_values_next(it, out)             pcq_values_next_fast_((it), (out))
+#define pcq_blocks_next(it, out)             pcq_blocks_next_fast_((it), (out))
 #define pcq_item_values(w, item, it)         pcq_item_values_fast_((w), (item), (it))
 #define pcq_values_read_u64(it, out, cap)    pcq_values_read_u64_fast_((it), (out), (cap))
 #define pcq_instance_values(d, inst, it)     pcq_instance_values_fast_((d), (inst), (it))

@@ -859,6 +859,7 @@ static void test_lean_blocks(void)
     memcpy(odd, orig, no);
     mi = at[3] + 16 + tl_ld32le(orig + at[3] + 16);
     d.buf_len = mi + 8 + 4;
+    memset(&b, 0, sizeof b); /* the inline step leaves it as it was when a step fails */
     pcq_data_blocks(&d, &it);
     for (n = 0; (rc = pcq_blocks_next(&it, &b)) == 1; n++)
         ;
