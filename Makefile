@@ -252,7 +252,7 @@ check-cxx:
 
 # The library compiles with each knob of pcq_codec.h set.
 KNOBS ?= -DPCQ_NO_ENCODER -DPCQ_NO_CALC -DPCQ_MAX_COUNTERS=1 -DPCQ_MAX_INSTANCES=0x7fffffff \
-         -DPCQ_PAIR_CHECK_MAX=1 -DPCQ_API=extern
+         -DPCQ_PAIR_CHECK_MAX=1 -DPCQ_API=extern -DPCQ_NO_SIMD
 check-knobs:
 	@for knob in $(KNOBS); do \
 	  echo "== check: the library with $$knob"; \

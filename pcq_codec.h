@@ -949,6 +949,15 @@ PCQ_API int pcq_block_rows_u64(const pcq_data *d, const pcq_block *b, uint64_t *
 #define PCQ_INLINE_ static
 #endif
 
+/* SSE2 (every x86-64 compiler has it) converts eight ASCII units of a name
+ * at a time; PCQ_NO_SIMD leaves it out. */
+#if defined(__SSE2__) && defined(__GNUC__) && !defined(PCQ_NO_SIMD)
+#include <emmintrin.h>
+#define PCQ_SSE2_ 1
+#else
+#define PCQ_SSE2_ 0
+#endif
+
 #if defined(__GNUC__)
 #define PCQ_LIKELY_(x) __builtin_expect(!!(x), 1) /* keeps the fast step's loop tight */
 #else
@@ -1446,15 +1455,37 @@ PCQ_INLINE_ void pcq_put_ascii4_(char *d, uint64_t w)
     pcq_st32_((uint8_t *)d, (uint32_t)((x & 0xFFFFu) | (x >> 16 & 0xFFFF0000u)));
 }
 
+#if PCQ_SSE2_
+/* Eight UTF-16LE units at s, when all are below U+0080, as their eight bytes
+ * at d (one instruction packs them): 1; else 0, nothing written. The loads
+ * and stores are SSE2's own unaligned ones. */
+PCQ_INLINE_ int pcq_put_ascii8_(char *d, const uint8_t *s)
+{
+    __m128i v = _mm_loadu_si128((const __m128i *)(const void *)s);
+    __m128i high = _mm_and_si128(v, _mm_set1_epi16((short)-128)); /* 0xFF80: the bits above U+007F */
+    if (_mm_movemask_epi8(_mm_cmpeq_epi16(high, _mm_setzero_si128())) != 0xFFFF) return 0;
+    _mm_storel_epi64((__m128i *)(void *)d, _mm_packus_epi16(v, v));
+    return 1;
+}
+#endif
+
 /* The ASCII units from the start of n bytes of UTF-16LE (n even, at least
- * 8) as bytes at dst, which has room for n / 2: four units a turn, the last
- * one to four by the word that ends the text (again the units before them).
- * Returns the bytes of src done: n when all were ASCII, else where a word
- * that is not begins (a multiple of 8). */
+ * 8) as bytes at dst, which has room for n / 2: four units a turn (with
+ * SSE2, eight, the last eight by the 16 bytes that end the text: a name of
+ * 40 characters cost ~125 instructions four a turn, ~60 eight a turn), the
+ * last one to four by the word that ends the text (again the units before
+ * them). Returns the bytes of src done: n when all were ASCII, else where a
+ * word that is not begins (a multiple of 8). */
 PCQ_INLINE_ size_t pcq_ascii16_prefix_(const uint8_t *src, size_t n, char *dst)
 {
     size_t pos = 0;
     uint64_t w;
+#if PCQ_SSE2_
+    if (n >= 16) { /* then four a turn from where eight were not all ASCII */
+        while (n - pos > 16 && pcq_put_ascii8_(dst + pos / 2, src + pos)) pos += 16;
+        if (n - pos <= 16 && pcq_put_ascii8_(dst + n / 2 - 8, src + n - 16)) return n;
+    }
+#endif
     for (; n - pos > 8 && !((w = pcq_ld64_(src + pos)) & PCQ_ASCII16_4_); pos += 8)
         pcq_put_ascii4_(dst + pos / 2, w);
     if (n - pos > 8 || ((w = pcq_ld64_(src + n - 8)) & PCQ_ASCII16_4_)) return pos;
