@@ -1893,6 +1893,7 @@ static int parse_data_instance(rd *r, const frame *f, size_t at, pcq_data_instan
     out->name.len = nul - at - INSTANCE_HEADER_InstanceName;
     out->offset = at;
     out->num_values = f->nvalues;
+    out->ids_at = (uint32_t)f->ids_at; /* the instances' frame's: its block's ids (type 6), or 0 */
     out->values = out->values_end = at + size;
     return PCQ_OK;
 }
@@ -2182,7 +2183,7 @@ static void item_clear(pcq_item *it)
     it->offset = it->size = it->extent = 0;
     it->single = it->has_counter_id = it->partial = 0;
     it->counter_id = 0;
-    it->values = 0;
+    it->values = it->values_ids = 0;
     it->nvalues = 0;
     it->values_fast = 0;
 }
@@ -2199,7 +2200,7 @@ static void item_begin(pcq_item *it, int type, const frame *f, size_t at)
     it->counter_id = 0;
     it->has_counter_id = 0;
     it->partial = 0;
-    it->values = 0;
+    it->values = it->values_ids = 0;
     it->nvalues = 0;
     it->values_fast = 0;
 }
@@ -2386,6 +2387,7 @@ static int bulk_multi_counters(rd *r, frame *f, pcq_item *it)
     it->u.multi.ids.ptr = r->b + at + MULTI_COUNTERS_SIZE;
     it->u.multi.ids.len = (size_t)count * COUNTER_ID_SIZE;
     it->values = at + size;
+    it->values_ids = at + MULTI_COUNTERS_SIZE;
     it->nvalues = count;
     it->values_fast = 1;
     f->pos = f->end;
@@ -2478,6 +2480,7 @@ static int step_value(rd *r, frame *f, pcq_item *it)
         it->counter_id = ld32(r->b + f->ids_at + (size_t)f->index * COUNTER_ID_SIZE);
     }
     if ((rc = parse_value(r, f, at, &it->u.value)) != 0) return rc;
+    it->u.value.counter_id = it->counter_id; /* as the iterators give it */
     it->size = it->extent = it->u.value.size;
     return item_done(f, at + it->u.value.size);
 }
@@ -2514,6 +2517,7 @@ static int bulk_instance(rd *r, frame *f, pcq_item *it)
     d->value.data.len = 0;
     d->value.u64 = 0;
     d->value.is_int = 0;
+    d->value.counter_id = 0;
     d->value.offset = 0;
     d->size = (uint32_t)size;
     d->instance_id = ld32(b + at + INSTANCE_HEADER_InstanceId);
@@ -2521,9 +2525,11 @@ static int bulk_instance(rd *r, frame *f, pcq_item *it)
     d->name.len = pcq_name_len_(b, at + INSTANCE_HEADER_InstanceName, at + size);
     d->offset = at;
     d->num_values = f->nvalues;
+    d->ids_at = (uint32_t)f->ids_at;
     d->values = d->values_end = at + size;
     it->size = it->extent = size;
     it->values = at + size;
+    it->values_ids = f->ids_at;
     it->nvalues = f->nvalues;
     it->values_fast = 1;
     return item_done(f, at + size + vb);
@@ -2555,6 +2561,7 @@ static int step_data_instance(rd *r, frame *f, pcq_item *it)
     rc = item_done(f, at + d->size);
     if (bulk_on(r->w)) {
         it->values = at + d->size;
+        it->values_ids = v->ids_at;
         drain(r, &it->nvalues, &it->values_fast);
     }
     return rc;
@@ -2607,6 +2614,7 @@ static void bulk_counters(rd *r, frame *body, pcq_item *it, int ids)
     if (ids) drain(r, &n, &fast);
     if (r->w->err.code || body->btype != PCQ_PERF_MULTI_COUNTERS) return;
     it->values = body->pos;
+    it->values_ids = body->ids_at;
     step_body(r, body, &v); /* B_VALUES: pushes the values frame, unless no value can be there */
     if (r->w->frames[r->w->nframes - 1].kind == FR_VALUES) {
         drain(r, &it->nvalues, &it->values_fast);
@@ -3088,7 +3096,7 @@ static void pass_instances(pcq_walk *w)
     it.buf = w->buf;
     it.len = w->len;
     it.f = *f;
-    it.fast = 0;
+    it.fast = it.ids_mask = 0;
     pcq_error_set(&it.err, PCQ_OK, 0, NULL);
     while (it.f.left) {
         k = it.f.left < 64 ? it.f.left : 64;
@@ -3294,6 +3302,7 @@ static void iter_init(pcq_iter *it, const uint8_t *buf, size_t len, int kind, si
     it->f.pos = pos;
     it->f.end = end;
     it->fast = 0;
+    it->ids_mask = 0;
     pcq_error_set(&it->err, PCQ_OK, 0, NULL);
 }
 
@@ -3318,7 +3327,10 @@ void pcq_item_values(const pcq_walk *w, const pcq_item *item, pcq_iter *it)
 {
     iter_init(it, w->buf, w->len, FR_VALUES, item->values, w->len);
     counted(&it->f, item->nvalues, 0, item->offset, "values", item->offset, "values");
+    it->f.ids_at = item->values_ids;
     it->fast = item->values_fast ? PCQ_ITER_FAST_ : 0;
+    if (it->fast) /* as the header's inline step makes it */
+        pcq_values_fast_at_(w->buf, w->len, item->values, item->nvalues, item->values_ids, it);
 }
 
 void pcq_instances_begin(const void *buf, size_t len, pcq_iter *it)
@@ -3516,10 +3528,13 @@ void pcq_block_values(const pcq_data *d, const pcq_block *b, pcq_iter *it)
                                                  : 1,
             FL_EXACT, b->multi_at + MULTI_COUNTERS_dwCounters, MULTI_COUNTERS_NAME ".dwCounters",
             b->offset + COUNTER_HEADER_dwSize, COUNTER_HEADER_NAME ".dwSize");
+    it->f.ids_at = b->type == PCQ_PERF_MULTI_COUNTERS ? b->multi_at + MULTI_COUNTERS_SIZE : 0;
     it->fast = d->flags & PCQ_DATA_CANONICAL_ ? PCQ_ITER_FAST_ : 0;
-    if (!it->fast && it->f.left >= 4 && b->type == PCQ_PERF_MULTI_COUNTERS &&
-        canonical_values(d, start, b->body_end, it->f.left))
-        pcq_values_fast_at_(d->buf, d->buf_len, start, it->f.left, it);
+    if (it->fast) /* as the header's inline step makes it */
+        pcq_values_fast_at_(d->buf, d->buf_len, start, it->f.left, it->f.ids_at, it);
+    else if (it->f.left >= 4 && b->type == PCQ_PERF_MULTI_COUNTERS &&
+             canonical_values(d, start, b->body_end, it->f.left))
+        pcq_values_fast_at_(d->buf, d->buf_len, start, it->f.left, it->f.ids_at, it);
 }
 
 void pcq_block_instances(const pcq_data *d, const pcq_block *b, pcq_iter *it)
@@ -3614,8 +3629,9 @@ void pcq_instance_values(const pcq_data *d, const pcq_data_instance *inst, pcq_i
     iter_init(it, d->buf, d->buf_len, FR_VALUES, inst->values, inst->values_end);
     counted(&it->f, inst->num_values, FL_CONT, inst->offset, INSTANCE_HEADER_NAME, inst->offset,
             INSTANCE_HEADER_NAME);
+    it->f.ids_at = inst->ids_at;
     if (inst->num_values >= 4 && canonical_values(d, inst->values, inst->values_end, inst->num_values))
-        pcq_values_fast_at_(d->buf, d->buf_len, inst->values, inst->num_values, it);
+        pcq_values_fast_at_(d->buf, d->buf_len, inst->values, inst->num_values, inst->ids_at, it);
 }
 
 int pcq_values_next(pcq_iter *it, pcq_value *out)
@@ -3627,7 +3643,8 @@ int pcq_values_next(pcq_iter *it, pcq_value *out)
     r = iter_rd(it);
     if ((rc = iter_more(it, &r)) <= 0) return rc;
     if ((rc = parse_value(&r, &it->f, it->f.pos, out)) != 0) return rc;
-    return item_done(&it->f, it->f.pos + out->size); /* LCOV_EXCL_LINE: pcq_value_lean_ took it */
+    out->counter_id = pcq_iter_counter_id_(it);      /* LCOV_EXCL_LINE: pcq_value_lean_ took it */
+    return item_done(&it->f, it->f.pos + out->size); /* LCOV_EXCL_LINE */
 }
 
 size_t pcq_values_read(pcq_iter *it, pcq_vref *out, size_t cap)

@@ -612,6 +612,9 @@ typedef struct pcq_value {
     pcq_bytes data;           /* the dwDataSize value bytes */
     uint64_t u64;             /* the value when is_int */
     int is_int;               /* data_size is 4 or 8 */
+    uint32_t counter_id;      /* a value of a type 2 block or a type 6 instance, from the values iterators:
+                                 the CounterId at its place in its block's list (what
+                                 pcq_block_counter_id gives); else 0 */
     size_t offset;            /* of the _PERF_COUNTER_DATA */
 } pcq_value;
 
@@ -637,6 +640,7 @@ typedef struct pcq_data_instance {
     size_t offset;       /* of the _PERF_INSTANCE_HEADER */
     pcq_value value;     /* type 4: its one value (typed iterators) */
     uint32_t num_values; /* values that follow: 1 (type 4) or dwCounters (6) */
+    uint32_t ids_at;     /* private: its block's counter ids (type 6), else 0 */
     size_t values;       /* offset of its first value */
     size_t values_end;   /* private: after its last value (typed iterators) */
 } pcq_data_instance;
@@ -697,7 +701,9 @@ typedef struct pcq_item {
     int partial;      /* 1: the structure the walk stopped in (see pcq_walk_next) */
     size_t values;    /* PCQ_BULK: offset of the first value that follows, checked */
     uint32_t nvalues; /* PCQ_BULK: how many (read them with pcq_item_values) */
-    int values_fast;  /* PCQ_BULK: all canonical (16 bytes, a 4- or 8-byte value) */
+    size_t
+        values_ids;  /* PCQ_BULK: offset of their counter ids (a type 2 block's, a type 6 instance's), or 0 */
+    int values_fast; /* PCQ_BULK: all canonical (16 bytes, a 4- or 8-byte value) */
     union {
         pcq_counterset_reg set;    /* COUNTERSET_REG_INFO */
         pcq_counter_reg counter;   /* COUNTER_REG_INFO */
@@ -861,6 +867,8 @@ typedef struct pcq_iter {
     size_t len;         /* private: its length */
     pcq_walk_frame_ f;  /* private: the sequence and where it stands */
     uint32_t fast;      /* private: canonical bytes, stepped without checks (PCQ_ITER_FAST_, or 0) */
+    uint32_t ids_mask;  /* private: values stepped without checks: f.ids_at is the next value's counter
+                           id (0xFFFFFFFF), or a byte of the values (0: they have none) */
     pcq_error err;      /* why next() returned a negative status */
 } pcq_iter;
 
@@ -894,7 +902,8 @@ PCQ_API void pcq_block_values(const pcq_data *d, const pcq_block *b, pcq_iter *i
 PCQ_API void pcq_block_instances(const pcq_data *d, const pcq_block *b, pcq_iter *it);
 PCQ_API int pcq_instances_of_block_next(pcq_iter *it, pcq_data_instance *out);
 /* Values of one instance of a type 6 block (or of a type 4 block: its one);
- * next() fills *out with one value (for either values iterator). */
+ * next() fills *out with one value (for either values iterator), with its
+ * counter id (out->counter_id) when its block lists them (types 2 and 6). */
 PCQ_API void pcq_instance_values(const pcq_data *d, const pcq_data_instance *inst, pcq_iter *it);
 PCQ_API int pcq_values_next(pcq_iter *it, pcq_value *out);
 
@@ -1019,6 +1028,7 @@ PCQ_INLINE_ void pcq_value_at_(const uint8_t *b, size_t at, pcq_value *out)
     out->data.len = ds;
     out->u64 = ds == 4 ? (uint32_t)v : v;
     out->is_int = 1;
+    out->counter_id = 0;
     out->offset = at;
 }
 
@@ -1038,6 +1048,7 @@ PCQ_INLINE_ void pcq_value_any_(const uint8_t *b, size_t at, uint32_t ds, uint32
     out->data.len = ds;
     out->u64 = pcq_value_u64_(b, at, ds);
     out->is_int = ds == 4 || ds == 8;
+    out->counter_id = 0;
     out->offset = at;
 }
 
@@ -1048,6 +1059,7 @@ PCQ_INLINE_ void pcq_value_none_(pcq_value *out)
     out->data.len = 0;
     out->u64 = 0;
     out->is_int = 0;
+    out->counter_id = 0;
     out->offset = 0;
 }
 
@@ -1121,6 +1133,17 @@ PCQ_INLINE_ uint32_t pcq_value_size_(const uint8_t *b, size_t at, size_t lim)
     return size;
 }
 
+/* The counter id of the value a checking values iterator is at: entry
+ * f.index of its block's list at f.ids_at (0: none), read only inside the
+ * input. */
+PCQ_INLINE_ uint32_t pcq_iter_counter_id_(const pcq_iter *it)
+{
+    size_t at = it->f.ids_at;
+    return at && at <= it->len && it->f.index < (it->len - at) / 4
+               ? pcq_ld32_(it->buf + at + 4 * (size_t)it->f.index)
+               : 0;
+}
+
 /* A value of a buffer that is not canonical, checked inline by the rules
  * of the checking step (frame_more, then parse_value: pcq_value_size_):
  * 1 and the value, or 0, *it untouched, for the checking step to say what
@@ -1132,6 +1155,7 @@ PCQ_INLINE_ int pcq_value_lean_(pcq_iter *it, pcq_value *out)
     uint32_t size;
     if (it->err.code || !it->f.left || !(size = pcq_value_size_(b, at, lim))) return 0;
     pcq_value_any_(b, at, pcq_ld32_(b + at), size, out);
+    out->counter_id = pcq_iter_counter_id_(it);
     it->f.pos = at + size;
     it->f.index++;
     it->f.left--;
@@ -1142,6 +1166,8 @@ PCQ_INLINE_ int pcq_values_next_fast_(pcq_iter *it, pcq_value *out)
 {
     if (PCQ_LIKELY_(it->f.left & it->fast)) { /* one test: fast is every bit or none */
         pcq_value_at_(it->buf, it->f.pos, out);
+        out->counter_id = pcq_ld32_(it->buf + it->f.ids_at) & it->ids_mask; /* no branch, one load */
+        it->f.ids_at += 4;
         it->f.pos += 16;
         it->f.left--;
         return 1;
@@ -1181,14 +1207,21 @@ PCQ_INLINE_ int pcq_blocks_next_fast_(pcq_iter *it, pcq_block *out)
     }
 }
 
-/* A values iterator over n canonical values from pos, stepped without checks. */
-PCQ_INLINE_ void pcq_values_fast_at_(const uint8_t *buf, size_t len, size_t pos, uint32_t n, pcq_iter *it)
+/* A values iterator over n canonical values from pos, stepped without
+ * checks; their counter ids from ids, when their n ids lie in the input
+ * (else, or ids 0, none: the step reads the values' own bytes, 4 a value,
+ * and masks them to 0). */
+PCQ_INLINE_ void pcq_values_fast_at_(const uint8_t *buf, size_t len, size_t pos, uint32_t n, size_t ids,
+                                     pcq_iter *it)
 {
+    int has = ids && ids <= len && n <= (len - ids) / 4;
     it->buf = buf;
     it->len = len;
     it->f.pos = pos;
     it->f.left = n;
     it->f.index = 0;
+    it->f.ids_at = has ? ids : pos;
+    it->ids_mask = has ? 0xFFFFFFFFu : 0u;
     it->fast = PCQ_ITER_FAST_;
     it->err.code = 0;
     it->err.offset = 0;
@@ -1199,7 +1232,7 @@ PCQ_INLINE_ void pcq_values_fast_at_(const uint8_t *buf, size_t len, size_t pos,
 PCQ_INLINE_ void pcq_instance_values_fast_(const pcq_data *d, const pcq_data_instance *inst, pcq_iter *it)
 {
     if ((d->flags & PCQ_DATA_CANONICAL_) || !inst->num_values) { /* none: nothing to check either */
-        pcq_values_fast_at_(d->buf, d->buf_len, inst->values, inst->num_values, it);
+        pcq_values_fast_at_(d->buf, d->buf_len, inst->values, inst->num_values, inst->ids_at, it);
     } else { /* on copies, so that *inst and *it stay in registers on the fast path */
         pcq_data_instance c = *inst;
         pcq_iter t;
@@ -1225,7 +1258,7 @@ PCQ_INLINE_ void pcq_block_values_fast_(const pcq_data *d, const pcq_block *b, p
                             b->type == 1   ? 1u
                             : b->type == 2 ? b->num_counters
                                            : 0u,
-                            it);
+                            b->type == 2 ? b->multi_at + 8 : 0, it);
     } else { /* on copies: no call takes the caller's block (see pcq_blocks_next_fast_) */
         pcq_block c = *b;
         pcq_iter t;
@@ -1245,6 +1278,8 @@ PCQ_INLINE_ void pcq_block_instances_fast_(const pcq_data *d, const pcq_block *b
         it->f.left = b->num_instances;
         it->f.index = 0;
         it->f.nvalues = b->type == 6 ? b->num_counters : 1u;
+        it->f.ids_at = b->type == 6 ? b->multi_at + 8 : 0; /* its _PERF_MULTI_COUNTERS' ids */
+        it->ids_mask = 0;
         it->fast = PCQ_ITER_FAST_;
         it->err.code = 0;
         it->err.offset = 0;
@@ -1316,6 +1351,7 @@ PCQ_INLINE_ int pcq_instance_lean_(pcq_iter *it, pcq_data_instance *out)
     out->name.len = nul - (at + 8);
     out->offset = at;
     out->num_values = it->f.nvalues;
+    out->ids_at = (uint32_t)it->f.ids_at; /* dwTotalSize is 32-bit: an offset inside fits */
     out->values = values;
     out->values_end = end;
     if (it->f.nvalues) /* the last value: a type 4 instance's one */
@@ -1340,6 +1376,7 @@ PCQ_INLINE_ int pcq_instances_of_block_next_fast_(pcq_iter *it, pcq_data_instanc
         out->name.len = pcq_name_len_(b, at + 8, values);
         out->offset = at;
         out->num_values = it->f.nvalues;
+        out->ids_at = (uint32_t)it->f.ids_at; /* dwTotalSize is 32-bit: an offset inside fits */
         out->values = values;
         out->values_end = end;
         if (end != values) /* the last value: a type 4 instance's one */
@@ -1383,6 +1420,7 @@ PCQ_INLINE_ size_t pcq_values_read_u64_fast_(pcq_iter *it, uint64_t *out, size_t
             out[i] = pcq_ld32_(p) == 4 ? (uint32_t)v : v;
         }
         it->f.pos += 16 * n;
+        it->f.ids_at += 4 * n; /* as n steps of pcq_values_next_fast_ */
         it->f.left -= (uint32_t)n;
         it->f.index += (uint32_t)n;
         return n;
@@ -1399,7 +1437,7 @@ PCQ_INLINE_ size_t pcq_values_read_u64_fast_(pcq_iter *it, uint64_t *out, size_t
 PCQ_INLINE_ void pcq_item_values_fast_(const pcq_walk *w, const pcq_item *item, pcq_iter *it)
 {
     if (item->values_fast) {
-        pcq_values_fast_at_(w->buf, w->len, item->values, item->nvalues, it);
+        pcq_values_fast_at_(w->buf, w->len, item->values, item->nvalues, item->values_ids, it);
     } else {
         pcq_iter t;
         pcq_item_values(w, item, &t);

@@ -360,6 +360,34 @@ typedef struct case_ctx {
 
 #define NO_BASE 0xFFFFFFFFu
 
+/* The counter ids of every value, summed, taken from the blocks' lists by
+ * position (pcq_block_counter_id): what walk8's v.counter_id must add up to. */
+static uint64_t ids_by_position(const uint8_t *buf, size_t len)
+{
+    pcq_data d;
+    pcq_iter bi, ii, vi;
+    pcq_block b;
+    pcq_data_instance in;
+    pcq_value v;
+    uint64_t ids = 0;
+    uint32_t k;
+    if (pcq_decode_data(buf, len, NULL, &d, NULL) != PCQ_OK) return 0;
+    pcq_data_blocks(&d, &bi);
+    while (pcq_blocks_next(&bi, &b) == 1) {
+        if (b.type == PCQ_PERF_MULTI_COUNTERS) {
+            pcq_block_values(&d, &b, &vi);
+            for (k = 0; pcq_values_next(&vi, &v) == 1; k++) ids += pcq_block_counter_id(&b, k);
+        } else if (b.type == PCQ_PERF_COUNTERSET) {
+            pcq_block_instances(&d, &b, &ii);
+            while (pcq_instances_of_block_next(&ii, &in) == 1) {
+                pcq_instance_values(&d, &in, &vi);
+                for (k = 0; pcq_values_next(&vi, &v) == 1; k++) ids += pcq_block_counter_id(&b, k);
+            }
+        }
+    }
+    return ids;
+}
+
 static void op_walk(case_ctx *c)
 {
     walk_data(c->buf, c->len, &c->wr);
@@ -577,6 +605,10 @@ static int case_build(case_ctx *c, const bench_shape *s, const size_def *z, int 
                         (unsigned long long)c->content.instances);
                 exit(2);
             }
+        walk_data_utf8(c->buf, c->len, &r[0]); /* the README's example: the same, and every counter id */
+        if (r[0].rc != PCQ_OK || r[0].sum != check.sum || r[0].values != check.values ||
+            r[0].ids != ids_by_position(c->buf, c->len))
+            die("the README's example (walk8) reads other values or counter ids than the walk");
         if (bench_encode_batch(&c->content, c->dst, c->dst_cap, &n) != PCQ_OK || n != c->len ||
             memcmp(c->dst, c->buf, n) != 0)
             die("the batch writer writes other bytes than the per-value one");

@@ -5,7 +5,7 @@
  * inputs (its "iter" mode): pcq_decode_data, then the typed iterators over
  * every block, every instance (its name) and every value; and the same as
  * the README's example, every name converted to UTF-8 and every value's
- * counter id taken (pcq_bench's "walk8").
+ * counter id taken (v.counter_id; pcq_bench's "walk8").
  */
 #ifndef PCQ_BENCH_README_WALK_H
 #define PCQ_BENCH_README_WALK_H
@@ -20,8 +20,9 @@ typedef struct walk_result {
 
 /* Validate, then walk every value with the iterators and sum them; with
  * utf8, as the README's example does to print them, every instance's name
- * converted into it (cap bytes) and every value's counter id taken (a type 2
- * or 6 block's list), else the name's length taken. Written once for both,
+ * converted into it (cap bytes) and every value's counter id taken
+ * (v.counter_id, from a type 2 or 6 block's list), else the name's length
+ * taken. Written once for both,
  * and inlined into each (a call of its own per use would move the walk's
  * figures). */
 #if defined(__GNUC__)
@@ -36,7 +37,6 @@ walk_core(const uint8_t *buf, size_t len, walk_result *r, char *utf8, size_t cap
     pcq_data_instance in;
     pcq_value v;
     uint64_t sum = 0, ninst = 0, nval = 0, names = 0, ids = 0;
-    uint32_t k;
     int rc;
 
     r->sum = r->instances = r->values = r->names = r->ids = 0;
@@ -50,10 +50,10 @@ walk_core(const uint8_t *buf, size_t len, walk_result *r, char *utf8, size_t cap
                 ninst++;
                 names += utf8 ? pcq_utf16_to_utf8(in.name.ptr, in.name.len, utf8, cap, NULL) : in.name.len;
                 pcq_instance_values(&d, &in, &vi);
-                for (k = 0; (rc = pcq_values_next(&vi, &v)) == 1; k++) {
+                while ((rc = pcq_values_next(&vi, &v)) == 1) {
                     sum += v.u64;
                     nval++;
-                    if (utf8) ids += pcq_block_counter_id(&b, k);
+                    if (utf8) ids += v.counter_id;
                 }
                 if (rc < 0) break;
             }
@@ -68,10 +68,10 @@ walk_core(const uint8_t *buf, size_t len, walk_result *r, char *utf8, size_t cap
         } else if (b.type == PCQ_PERF_MULTI_COUNTERS || b.type == PCQ_PERF_SINGLE_COUNTER) {
             ninst++; /* one (implicit) instance per block */
             pcq_block_values(&d, &b, &vi);
-            for (k = 0; (rc = pcq_values_next(&vi, &v)) == 1; k++) {
+            while ((rc = pcq_values_next(&vi, &v)) == 1) {
                 sum += v.u64;
                 nval++;
-                if (utf8) ids += pcq_block_counter_id(&b, k);
+                if (utf8) ids += v.counter_id;
             }
         }
         if (rc < 0) break;
@@ -90,7 +90,7 @@ static void walk_data(const uint8_t *buf, size_t len, walk_result *r)
 }
 
 /* The same as the README's example: names converted to UTF-8
- * (pcq_utf16_to_utf8), each value's counter id taken (pcq_block_counter_id). */
+ * (pcq_utf16_to_utf8), each value's counter id taken (v.counter_id). */
 static inline void walk_data_utf8(const uint8_t *buf, size_t len, walk_result *r)
 {
     char utf8[256];

@@ -169,7 +169,7 @@ static void fp_dig_union(fp_dig *d, const pcq_item *it)
         break;
     case PCQ_S_COUNTER_DATA:
         FP_WORDS(d, x->u.value.data_size, x->u.value.size, x->u.value.data.len, x->u.value.u64,
-                 (uint64_t)x->u.value.is_int, x->u.value.offset);
+                 (uint64_t)x->u.value.is_int, x->u.value.offset, x->u.value.counter_id);
         break;
     default: break;
     }
@@ -182,7 +182,7 @@ static void fp_make(fp_dig *d, const fp_rec *r)
     d->n = 0;
     fp_w(d, (uint64_t)r->how);
     if (r->how == FP_VALUE) {
-        FP_WORDS(d, v->offset, v->size, v->data_size, v->u64);
+        FP_WORDS(d, v->offset, v->size, v->data_size, v->u64, v->counter_id);
         return;
     }
     fp_dig_place(d, &r->it, r->buf, r->len);
@@ -498,9 +498,13 @@ static void fp_value_items(fp_list *l, const uint8_t *buf, size_t len, pcq_iter 
     uint32_t j = 0;
     int rc;
     while ((rc = pcq_values_next(vit, &v)) == 1) {
+        int has = b && (b->type == PCQ_PERF_MULTI_COUNTERS || b->type == PCQ_PERF_COUNTERSET);
         it = fp_item(PCQ_S_COUNTER_DATA, depth, single ? 0 : j, v.offset, v.size, v.size);
         it.single = single;
-        if (b && (b->type == PCQ_PERF_MULTI_COUNTERS || b->type == PCQ_PERF_COUNTERSET)) {
+        FZ_CHECK(v.counter_id == (has ? pcq_block_counter_id(b, j) : 0u),
+                 "value %u at %zu: counter id %u, its block's list says %u", j, v.offset, v.counter_id,
+                 has ? pcq_block_counter_id(b, j) : 0u);
+        if (has) {
             it.has_counter_id = 1;
             it.counter_id = pcq_block_counter_id(b, j);
         }
