@@ -698,12 +698,11 @@ typedef struct pcq_item {
     uint32_t counter_id; /* COUNTER_DATA in a type 2 or 6 block: the id at its
                                   position in the block's list (has_counter_id) */
     int has_counter_id;
-    int partial;      /* 1: the structure the walk stopped in (see pcq_walk_next) */
-    size_t values;    /* PCQ_BULK: offset of the first value that follows, checked */
-    uint32_t nvalues; /* PCQ_BULK: how many (read them with pcq_item_values) */
-    size_t
-        values_ids;  /* PCQ_BULK: offset of their counter ids (a type 2 block's, a type 6 instance's), or 0 */
-    int values_fast; /* PCQ_BULK: all canonical (16 bytes, a 4- or 8-byte value) */
+    int partial;       /* 1: the structure the walk stopped in (see pcq_walk_next) */
+    size_t values;     /* PCQ_BULK: offset of the first value that follows, checked */
+    size_t values_ids; /* PCQ_BULK: their counter ids (a type 2 block's, a type 6 instance's), or 0 */
+    uint32_t nvalues;  /* PCQ_BULK: how many (read them with pcq_item_values) */
+    int values_fast;   /* PCQ_BULK: all canonical (16 bytes, a 4- or 8-byte value) */
     union {
         pcq_counterset_reg set;    /* COUNTERSET_REG_INFO */
         pcq_counter_reg counter;   /* COUNTER_REG_INFO */
