@@ -1099,6 +1099,44 @@ static void test_unaligned_instance(void)
              "an unaligned instance, strict: %s at %zu", pcq_status_name(rc), e.offset);
 }
 
+/* v.counter_id of the two values of the type 2 block at 48 of data (ids 7
+ * and 9), from every way to them: the header's inline step, the function,
+ * after a batch read, and the same on the buffer made not canonical (a
+ * Reserved of 1: a diagnostic), which the checking steps read. */
+static void test_value_counter_ids(uint8_t *data, size_t len)
+{
+    pcq_data d;
+    pcq_iter it;
+    pcq_block b;
+    pcq_value v;
+    uint64_t u;
+    int pass;
+    for (pass = 0; pass < 2; pass++) {
+        tl_put32le(data + 60, (uint32_t)pass); /* _PERF_COUNTER_HEADER.dwReserved */
+        if (!TL_CHECK(pcq_decode_data(data, len, NULL, &d, NULL) == PCQ_OK &&
+                          (d.flags & PCQ_DATA_CANONICAL_) == (pass ? 0u : PCQ_DATA_CANONICAL_),
+                      "pass %d: decode", pass))
+            return;
+        pcq_data_blocks(&d, &it);
+        TL_CHECK(pcq_blocks_next(&it, &b) == 1, "pass %d: the block", pass);
+        pcq_block_values(&d, &b, &it);
+        TL_CHECK(pcq_values_next(&it, &v) == 1 && v.counter_id == 7 && v.u64 == 100 &&
+                     pcq_values_next(&it, &v) == 1 && v.counter_id == 9 && v.u64 == 200 &&
+                     pcq_values_next(&it, &v) == 0,
+                 "pass %d: v.counter_id, inline", pass);
+        pcq_block_values(&d, &b, &it);
+        TL_CHECK((pcq_values_next)(&it, &v) == 1 && v.counter_id == 7 && (pcq_values_next)(&it, &v) == 1 &&
+                     v.counter_id == 9,
+                 "pass %d: v.counter_id, the function", pass);
+        pcq_block_values(&d, &b, &it);
+        TL_CHECK(pcq_values_read_u64(&it, &u, 1) == 1 && u == 100 && pcq_values_next(&it, &v) == 1 &&
+                     v.counter_id == 9,
+                 "pass %d: v.counter_id after a batch read", pass);
+        TL_CHECK(b.value.counter_id == 0, "pass %d: a block's own value has none", pass);
+    }
+    tl_put32le(data + 60, 0);
+}
+
 /* Decoders with no out-parameter, the batch accessor, small helpers. */
 static void test_small_things(void)
 {
@@ -1147,6 +1185,7 @@ static void test_small_things(void)
                  (pcq_block_counter_id)(&b, 1) == 9 && (pcq_block_counter_id)(&b, 2) == 0 &&
                  (pcq_block_counter_id)(NULL, 1) == 0,
              "counter ids");
+    test_value_counter_ids(data, sizeof data);
     pcq_block_values(&d, &b, &it);
     TL_CHECK(pcq_values_read(&it, r, 1) == 1 && r[0].u64 == 100 && r[0].offset == 80 && r[0].data_size == 4,
              "a batch of one");
