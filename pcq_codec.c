@@ -3530,11 +3530,9 @@ void pcq_block_values(const pcq_data *d, const pcq_block *b, pcq_iter *it)
             b->offset + COUNTER_HEADER_dwSize, COUNTER_HEADER_NAME ".dwSize");
     it->f.ids_at = b->type == PCQ_PERF_MULTI_COUNTERS ? b->multi_at + MULTI_COUNTERS_SIZE : 0;
     it->fast = d->flags & PCQ_DATA_CANONICAL_ ? PCQ_ITER_FAST_ : 0;
-    if (it->fast) /* as the header's inline step makes it */
-        pcq_values_fast_at_(d->buf, d->buf_len, start, it->f.left, it->f.ids_at, it);
-    else if (it->f.left >= 4 && b->type == PCQ_PERF_MULTI_COUNTERS &&
-             canonical_values(d, start, b->body_end, it->f.left))
-        pcq_values_fast_at_(d->buf, d->buf_len, start, it->f.left, it->f.ids_at, it);
+    if (it->fast || (it->f.left >= 4 && b->type == PCQ_PERF_MULTI_COUNTERS &&
+                     canonical_values(d, start, b->body_end, it->f.left)))
+        pcq_values_fast_at_(d->buf, d->buf_len, start, it->f.left, it->f.ids_at, it); /* as the header's */
 }
 
 void pcq_block_instances(const pcq_data *d, const pcq_block *b, pcq_iter *it)

@@ -612,9 +612,9 @@ typedef struct pcq_value {
     pcq_bytes data;           /* the dwDataSize value bytes */
     uint64_t u64;             /* the value when is_int */
     int is_int;               /* data_size is 4 or 8 */
-    uint32_t counter_id;      /* a value of a type 2 block or a type 6 instance, from the values iterators:
-                                 the CounterId at its place in its block's list (what
-                                 pcq_block_counter_id gives); else 0 */
+    uint32_t counter_id;      /* a value of a type 2 block or a type 6 instance (the values iterators, the
+                                 walk's COUNTER_DATA items): the CounterId at its place in its block's
+                                 list (what pcq_block_counter_id gives); else 0 */
     size_t offset;            /* of the _PERF_COUNTER_DATA */
 } pcq_value;
 
@@ -1076,9 +1076,9 @@ PCQ_INLINE_ uint32_t pcq_block_counter_id_(const pcq_block *b, uint32_t i)
  * zeros stored for all and then overwritten cost ~10 instructions a block
  * more, where a _PERF_MULTI_COUNTERS reply has a block every ~500 bytes.
  * Offsets: _PERF_COUNTER_HEADER dwStatus 0, dwType 4, dwSize 8 (16 bytes,
- * §2.2.4.5); _PERF_MULTI_COUNTERS dwSize 0, dwCounters 4, the ids from 8
- * (§2.2.4.7); _PERF_MULTI_INSTANCES dwTotalSize 0, dwInstances 4 (8 bytes,
- * §2.2.4.6). */
+ * §2.2.4.8); _PERF_MULTI_COUNTERS dwSize 0, dwCounters 4, the ids from 8
+ * (§2.2.4.11); _PERF_MULTI_INSTANCES dwTotalSize 0, dwInstances 4 (8 bytes,
+ * §2.2.4.10). */
 PCQ_INLINE_ void pcq_block_at_(const uint8_t *b, size_t at, pcq_block *out)
 {
     size_t body = at + 16;
