@@ -262,15 +262,90 @@ static PCQ_INLINE uint64_t has_nul16(uint64_t w)
 
 #define VALUE_16 ((uint64_t)16 << 32) /* dwDataSize 0, dwSize 16 */
 
-/* Non-zero unless the zero units of w are a non-empty tail: a name's last 8
- * bytes holding its NUL and zero padding, and no unit 0 before the NUL. The
- * lowest flag of has_nul16 is exact: it is the NUL, unit k, and the units
- * from it on are all 0 iff w < 2^(16 k); with no flag, low is 0 and w >= 0. */
-static PCQ_INLINE uint64_t bad_name_end(uint64_t w)
+/* A canonical name (§2.2.4.6's InstanceName, padded with zeros to a multiple
+ * of 8) has no unit 0 before its last 8 bytes, and there a non-empty tail of
+ * zero units: the NUL and the padding (a NUL earlier leaves 8 unused bytes
+ * or more, malformed: D6). The fast checkers (canonical_instances,
+ * bulk_instance) test the words before the last with name_zeros, which
+ * gathers their zero units' flags in a zeros value (any_zero: one or more),
+ * and the last word with bad_name_end. With SSE2, 16 bytes a turn: a name of
+ * 12 units took ~24 instructions as 8-byte words, ~10 so. */
+#if PCQ_SSE2_
+typedef __m128i zeros; /* 16-bit lanes, all ones where a unit was 0 */
+#define ZEROS_NONE _mm_setzero_si128()
+
+static PCQ_INLINE zeros zero_units16(const uint8_t *p)
 {
-    uint64_t z = has_nul16(w), low = z & (0 - z);
+    return _mm_cmpeq_epi16(_mm_loadu_si128((const __m128i *)(const void *)p), _mm_setzero_si128());
+}
+
+/* The words in [p, q), q - p a multiple of 8 (else reads nothing past q):
+ * 16 bytes from each end, then any between; one word, taken twice. */
+static PCQ_FORCE_INLINE zeros name_zeros(const uint8_t *b, size_t p, size_t q, zeros z)
+{
+    if (q - p >= 16) {
+        z = _mm_or_si128(z, zero_units16(b + p));
+        if (q - p > 16) { /* names of up to 11 characters have no more (and no loop to enter) */
+            z = _mm_or_si128(z, zero_units16(b + q - 16));
+            for (p += 16, q -= 16; p < q; p += 16) z = _mm_or_si128(z, zero_units16(b + p));
+        }
+    } else if (q - p == 8) {
+        __m128i w = _mm_loadl_epi64((const __m128i *)(const void *)(b + p));
+        z = _mm_or_si128(z, _mm_cmpeq_epi16(_mm_unpacklo_epi64(w, w), _mm_setzero_si128()));
+    }
+    return z;
+}
+
+static PCQ_INLINE uint32_t any_zero(zeros z)
+{
+    return (uint32_t)_mm_movemask_epi8(z);
+}
+
+/* Non-zero unless the zero units of the 8 bytes at p are a non-empty tail.
+ * The four units' flags, one bit each, are bits 0-3 of m; bits 4-7 are set
+ * (the load's zero upper half), so m & 31 is 16 + the flags, and the tails
+ * 1111, 1110, 1100 and 1000 (unit 3 is always 0) are bits 31, 30, 28 and 24
+ * of 0xD1000000. */
+static PCQ_INLINE uint32_t bad_name_end(const uint8_t *p)
+{
+    __m128i z = _mm_cmpeq_epi16(_mm_loadl_epi64((const __m128i *)(const void *)p), _mm_setzero_si128());
+    uint32_t m = (uint32_t)_mm_movemask_epi8(_mm_packs_epi16(z, z));
+    return ~(0xD1000000u >> (m & 31)) & 1;
+}
+#else
+typedef uint64_t zeros; /* has_nul16's flags, unmasked: LANES_HI is taken once */
+#define ZEROS_NONE 0
+
+/* The words in [p, q): the first and the last, then any between. */
+static PCQ_FORCE_INLINE zeros name_zeros(const uint8_t *b, size_t p, size_t q, zeros z)
+{
+    if (q - p >= 8) {
+        uint64_t w1 = ld64(b + p), w2 = ld64(b + q - 8);
+        z |= ((w1 - LANES_LO) & ~w1) | ((w2 - LANES_LO) & ~w2);
+        if (q - p > 16) /* names of up to 11 characters have no word between (and no loop to enter) */
+            for (p += 8; p < q - 8; p += 8) {
+                uint64_t w = ld64(b + p);
+                z |= (w - LANES_LO) & ~w;
+            }
+    }
+    return z;
+}
+
+static PCQ_INLINE uint64_t any_zero(zeros z)
+{
+    return z & LANES_HI;
+}
+
+/* Non-zero unless the zero units of the 8 bytes at p are a non-empty tail.
+ * The lowest flag of has_nul16 is exact: it is the NUL, unit k, and the
+ * units from it on are all 0 iff w < 2^(16 k); with no flag, low is 0 and
+ * w >= 0. */
+static PCQ_INLINE uint64_t bad_name_end(const uint8_t *p)
+{
+    uint64_t w = ld64(p), z = has_nul16(w), low = z & (0 - z);
     return w >= (low >> 15);
 }
+#endif
 
 /* Non-zero unless w, the first 8 bytes of a _PERF_COUNTER_DATA, say dwSize
  * 16 and dwDataSize 4 or 8: w - (VALUE_16 + 4) is then 0 or 4, and nothing
@@ -1954,8 +2029,9 @@ static PCQ_FORCE_INLINE size_t canonical_instances_nv(const uint8_t *b, size_t a
                                                       uint32_t nv)
 {
     size_t k = INSTANCE_HEADER_SIZE + 8 + 16 * (size_t)nv; /* the least an instance takes */
-    size_t slack, t, last, p, sizes = 0;
-    uint64_t bad = 0, nul = 0; /* nul: (w - 0x0001..) & ~w of every name word but the last, unmasked */
+    size_t slack, t, last, sizes = 0;
+    uint64_t bad = 0;
+    zeros nul = ZEROS_NONE; /* every name word's but the last */
     /* slack: what [at, end) holds beyond the least size of the instances not
      * yet read. One test an instance (its Size within the slack) keeps the
      * next one's header inside [at, end); n and k below 2^32, n k fits. */
@@ -1967,21 +2043,13 @@ static PCQ_FORCE_INLINE size_t canonical_instances_nv(const uint8_t *b, size_t a
         slack -= t;
         sizes |= t;                           /* its low 3 bits: Size is a multiple of 8 */
         last = at + INSTANCE_HEADER_SIZE + t; /* the name's last 8 bytes */
-        if (t >= 8) { /* words before the last: the first and the one before the last, then any between */
-            uint64_t w1 = ld64(b + at + INSTANCE_HEADER_InstanceName), w2 = ld64(b + last - 8);
-            nul |= ((w1 - LANES_LO) & ~w1) | ((w2 - LANES_LO) & ~w2);
-            if (t > 16) /* names of up to 11 characters have no word between (and no loop to enter) */
-                for (p = at + INSTANCE_HEADER_InstanceName + 8; p < last - 8; p += 8) {
-                    uint64_t w = ld64(b + p);
-                    nul |= (w - LANES_LO) & ~w;
-                }
-        }
-        if (bad_name_end(ld64(b + last))) return 0; /* a branch: fewer instructions than keeping a flag */
+        nul = name_zeros(b, at + INSTANCE_HEADER_InstanceName, last, nul);
+        if (bad_name_end(b + last)) return 0; /* a branch: fewer instructions than keeping a flag */
         /* a good value's first word minus VALUE_16 + 4 is 0 or 4 (bad_value): & ~4 once, at the end */
         bad |= nv == 1 ? ld64(b + last + 8) - (VALUE_16 + 4) : bad_values(b, last + 8, nv);
         at = last + 8 + 16 * (size_t)nv;
     }
-    return (bad & ~(uint64_t)4) || (sizes & 7) || (nul & LANES_HI) ? 0 : at;
+    return (bad & ~(uint64_t)4) || (sizes & 7) || any_zero(nul) ? 0 : at;
 }
 
 /* The same; a type 4 block's instances (one value each) have a loop of
@@ -2495,20 +2563,14 @@ static int bulk_instance(rd *r, frame *f, pcq_item *it)
     const uint8_t *b = r->b;
     pcq_data_instance *d = &it->u.data_instance;
     size_t at = f->pos, room = (f->end < r->len ? f->end : r->len) - at, vb;
-    size_t size, last, p;
-    uint64_t nul = 0;
+    size_t size, last;
     if ((at & 7) || room < 16 || f->nvalues > room / 16) return 0;
     vb = 16 * (size_t)f->nvalues;
     size = ld32(b + at + INSTANCE_HEADER_Size);
     if (size < 16 || (size & 7) || size > room || vb > room - size) return 0;
-    last = at + size - 8;
-    if (size >=
-        24) { /* as canonical_instances: the first and last word before the name's end, then between */
-        uint64_t w1 = ld64(b + at + INSTANCE_HEADER_InstanceName), w2 = ld64(b + last - 8);
-        nul = ((w1 - LANES_LO) & ~w1) | ((w2 - LANES_LO) & ~w2);
-        for (p = at + INSTANCE_HEADER_InstanceName + 8; p < last - 8; p += 8) nul |= has_nul16(ld64(b + p));
-    }
-    if ((nul & LANES_HI) | bad_name_end(ld64(b + last)) |
+    last = at + size - 8; /* as canonical_instances */
+    if (any_zero(name_zeros(b, at + INSTANCE_HEADER_InstanceName, last, ZEROS_NONE)) |
+        bad_name_end(b + last) |
         (f->nvalues == 1 ? bad_value(ld64(b + last + 8)) : bad_values(b, last + 8, f->nvalues)))
         return 0;
     item_begin(it, PCQ_S_DATA_INSTANCE, f, at);

@@ -1099,6 +1099,114 @@ static void test_unaligned_instance(void)
              "an unaligned instance, strict: %s at %zu", pcq_status_name(rc), e.offset);
 }
 
+/* A walk to its end, as a caller sees it: the status and the diagnostics
+ * (their number, and a sum of their codes and offsets). */
+typedef struct walk_end {
+    int rc;
+    unsigned diags;
+    size_t sum;
+} walk_end;
+
+static void on_walk_end(void *ctx, const pcq_diag *dg)
+{
+    walk_end *we = (walk_end *)ctx;
+    we->diags++;
+    we->sum += dg->offset * 64 + (size_t)dg->code;
+}
+
+static walk_end walk_to_end(const uint8_t *b, size_t len, unsigned flags)
+{
+    pcq_walk w;
+    pcq_item it;
+    pcq_opts o;
+    walk_end we;
+    memset(&we, 0, sizeof we);
+    memset(&o, 0, sizeof o);
+    o.flags = flags;
+    o.on_diag = on_walk_end;
+    o.ctx = &we;
+    pcq_walk_begin(&w, PCQ_KIND_DATA, b, len, &o);
+    while ((we.rc = pcq_walk_next(&w, &it)) == 1) continue;
+    return we;
+}
+
+/* The quick checks of an instance's name, which pcq_codec.c makes 16 bytes
+ * at a time with SSE2 and 8 without: canonical_instances (pcq_decode_data's
+ * canonical flag) and bulk_instance (PCQ_BULK). Names of 1 to 40 units in a
+ * type 4 and a type 6 block (8 to 88 bytes padded: no word before the last,
+ * one, and every count of 16-byte turns), then each unit of the padded name
+ * flipped: a character made 0, a 0 made 'x'. A name is canonical when its
+ * first 0 unit is in its last 8 bytes and every unit after it is 0 (D6), as
+ * a plain loop over the units says here; the flag must say the same, and the
+ * walk with PCQ_BULK must end as the walk without it does. */
+static void check_name_flips(uint32_t type, size_t units)
+{
+    static const uint32_t ids[2] = {3, 5};
+    static const uint64_t vals[2] = {11, 0x1122334455667788u};
+    static const uint8_t sizes[2] = {4, 8};
+    uint32_t nc = type == PCQ_PERF_COUNTERSET ? 2 : 1;
+    uint8_t name[96], buf[512], flip[512];
+    pcq_writer w;
+    pcq_data hdr, d;
+    pcq_iter bi, ii;
+    pcq_block b;
+    pcq_data_instance in;
+    size_t len = 0, i, at = 0, end = 0, u;
+    for (i = 0; i < units; i++) name[2 * i] = (uint8_t)('a' + i % 26), name[2 * i + 1] = (uint8_t)(i & 1);
+    memset(&hdr, 0, sizeof hdr);
+    pcq_writer_init(&w, buf, sizeof buf);
+    pcq_begin_data(&w, &hdr);
+    pcq_begin_block(&w, type, 0, type == PCQ_PERF_COUNTERSET ? ids : NULL,
+                    type == PCQ_PERF_COUNTERSET ? 2 : 0);
+    for (i = 0; i < 3; i++) /* the name under test is the middle instance's */
+        pcq_put_data_instance_u64(&w, (uint32_t)i, name, i == 1 ? 2 * units : 2, vals, sizes, nc);
+    pcq_end_block(&w);
+    pcq_end_data(&w);
+    if (!TL_CHECK(pcq_writer_finish(&w, &len) == PCQ_OK &&
+                      pcq_decode_data(buf, len, NULL, &d, NULL) == PCQ_OK && (d.flags & PCQ_DATA_CANONICAL_),
+                  "type %u, a name of %zu units: canonical", type, units))
+        return;
+    pcq_data_blocks(&d, &bi);
+    if (pcq_blocks_next(&bi, &b) == 1)
+        for (pcq_block_instances(&d, &b, &ii); pcq_instances_of_block_next(&ii, &in) == 1;)
+            if (in.instance_id == 1) at = (size_t)(in.name.ptr - buf), end = in.offset + in.size;
+    if (!TL_CHECK(at && end - at == ((2 * units + 2 + 7) & ~(size_t)7), "type %u, %zu units: the name at %zu",
+                  type, units, at))
+        return;
+    for (u = at; u < end; u += 2) {
+        size_t first = end, k;
+        int want = 1, got;
+        walk_end plain, bulk;
+        pcq_data fd;
+        memcpy(flip, buf, len);
+        flip[u] = (flip[u] | flip[u + 1]) ? 0 : 'x';
+        flip[u + 1] = 0;
+        for (k = at; k < end && first == end; k += 2)
+            if (!flip[k] && !flip[k + 1]) first = k;
+        for (k = first; k < end; k++) want &= !flip[k];
+        want &= first != end && end - first <= 8;
+        got = pcq_decode_data(flip, len, NULL, &fd, NULL) == PCQ_OK && (fd.flags & PCQ_DATA_CANONICAL_);
+        plain = walk_to_end(flip, len, 0);
+        bulk = walk_to_end(flip, len, PCQ_BULK);
+        TL_CHECK(got == want && (want || plain.rc < 0 || plain.diags > 0),
+                 "type %u, %zu units, unit %zu flipped: canonical %d, want %d (walk %s, %u diagnostics)",
+                 type, units, (u - at) / 2, got, want, pcq_status_name(plain.rc), plain.diags);
+        TL_CHECK(bulk.rc == plain.rc && bulk.diags == plain.diags && bulk.sum == plain.sum,
+                 "type %u, %zu units, unit %zu flipped: PCQ_BULK %s, %u diagnostics; the walk %s, %u", type,
+                 units, (u - at) / 2, pcq_status_name(bulk.rc), bulk.diags, pcq_status_name(plain.rc),
+                 plain.diags);
+    }
+}
+
+static void test_canonical_names(void)
+{
+    size_t units;
+    for (units = 1; units <= 40; units++) {
+        check_name_flips(PCQ_PERF_MULTI_INSTANCES, units);
+        check_name_flips(PCQ_PERF_COUNTERSET, units);
+    }
+}
+
 /* v.counter_id of the two values of the type 2 block at 48 of data (ids 7
  * and 9), from every way to them: the header's inline step, the function,
  * after a batch read, and the same on the buffer made not canonical (a
@@ -1353,6 +1461,7 @@ int main(void)
     test_not_canonical();
     test_columns_wide();
     test_unaligned_instance();
+    test_canonical_names();
     test_small_things();
     test_utf16_to_utf8();
     return tl_finish();
