@@ -4325,18 +4325,40 @@ static PCQ_INLINE int wr_check_text(const uint8_t *p, size_t n)
  * first and the last 8 bytes first (overlapping when n < 16: n is even, so
  * units line up), then the words between, if any: most names are 8 to 24
  * bytes, which takes no loop or one turn. has_nul16's mask is taken once. */
+#if PCQ_SSE2_
+/* 16 bytes of a name copied, and the flags of their zero units added to z. */
+static PCQ_INLINE zeros wr_copy16(uint8_t *dst, const uint8_t *src, zeros z)
+{
+    __m128i v = _mm_loadu_si128((const __m128i *)(const void *)src);
+    _mm_storeu_si128((__m128i *)(void *)dst, v);
+    return _mm_or_si128(z, _mm_cmpeq_epi16(v, _mm_setzero_si128()));
+}
+#endif
+
 static PCQ_INLINE uint64_t wr_copy_name8(uint8_t *dst, const uint8_t *src, size_t n)
 {
-    uint64_t x = ld64(src), y = ld64(src + n - 8), nul;
+    uint64_t x, y, nul;
     size_t i;
+#if PCQ_SSE2_
+    if (n >= 16) { /* with SSE2, 16 bytes a turn, the same way (a name of 22 bytes: ~20 instructions -> ~9) */
+        zeros z = wr_copy16(dst, src, ZEROS_NONE);
+        z = wr_copy16(dst + n - 16, src + n - 16, z);
+        for (i = 16; n - i > 16; i += 16) z = wr_copy16(dst + i, src + i, z);
+        return any_zero(z);
+    }
+#endif
+    x = ld64(src);
+    y = ld64(src + n - 8);
     memcpy(dst, src, 8); /* bytes as they are: x and y are values (ld64) */
     memcpy(dst + n - 8, src + n - 8, 8);
     nul = ((x - LANES_LO) & ~x) | ((y - LANES_LO) & ~y);
+#if !PCQ_SSE2_ /* (with it, n < 16 here: no word between) */
     for (i = 8; i < n - 8; i += 8) {
         x = ld64(src + i);
         memcpy(dst + i, src + i, 8);
         nul |= (x - LANES_LO) & ~x;
     }
+#endif
     return nul & LANES_HI;
 }
 

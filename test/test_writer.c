@@ -1599,27 +1599,37 @@ static void test_fast_path_errors(void)
     static const uint32_t ids[2] = {1, 2};
     static const uint64_t v[2] = {1, 2};
     static const uint8_t bad_size[2] = {8, 5};
-    uint8_t buf[512], name[32], bad[32];
-    size_t n = u16("abcdefghi", name), at, k, cap;
+    uint8_t buf[512], name[96], bad[96];
+    size_t n = u16("abcdefghi", name), at, k, cap, len;
+    pcq_instance one;
     pcq_writer w;
     int rc, batch;
 
-    for (batch = 0; batch < 2; batch++)
-        for (k = 0; k < n; k += 2) {
-            memcpy(bad, name, n);
-            bad[k] = bad[k + 1] = 0;
-            pcq_writer_init(&w, buf, sizeof buf);
-            begin_hdr(&w);
-            pcq_begin_block(&w, PCQ_PERF_COUNTERSET, 0, ids, 2);
-            pcq_put_data_instance_u64(&w, 1, name, n, v, NULL, 2);
-            at = w.len;
-            rc = batch ? pcq_put_data_instance_u64(&w, 2, bad, n, v, NULL, 2)
-                       : pcq_put_data_instance(&w, 2, bad, n);
-            TL_CHECK(rc == PCQ_ERR_INVALID_ARG && w.len == at,
-                     "U+0000 at byte %zu of an 18-byte name (batch %d): rc %d, len %zu, was %zu", k, batch,
-                     rc, w.len, at);
-            expect_after("U+0000 in a long name", &w, rc, PCQ_ERR_INVALID_ARG);
-        }
+    /* A U+0000 anywhere in a name of 4 to 40 units (the name copied 8 or,
+     * with SSE2, 16 bytes a turn: both ends, then what is between), by the
+     * checked call, an instance a call and a block's instances a call. */
+    for (len = 8; len <= 80; len += 2)
+        for (batch = 0; batch < 3; batch++)
+            for (k = 0; k < len; k += 2) {
+                for (at = 0; at < len; at += 2) bad[at] = (uint8_t)('a' + at / 2 % 26), bad[at + 1] = 1;
+                bad[k] = bad[k + 1] = 0;
+                memset(&one, 0, sizeof one);
+                one.instance_id = 2;
+                one.name.ptr = bad;
+                one.name.len = len;
+                pcq_writer_init(&w, buf, sizeof buf);
+                begin_hdr(&w);
+                pcq_begin_block(&w, PCQ_PERF_COUNTERSET, 0, ids, 2);
+                pcq_put_data_instance_u64(&w, 1, name, n, v, NULL, 2);
+                at = w.len;
+                rc = batch == 2   ? pcq_put_data_instances_u64(&w, &one, 1, v, NULL, 2)
+                     : batch == 1 ? pcq_put_data_instance_u64(&w, 2, bad, len, v, NULL, 2)
+                                  : pcq_put_data_instance(&w, 2, bad, len);
+                TL_CHECK(rc == PCQ_ERR_INVALID_ARG && w.len == at,
+                         "U+0000 at byte %zu of a %zu-byte name (batch %d): rc %d, len %zu, was %zu", k, len,
+                         batch, rc, w.len, at);
+                expect_after("U+0000 in a long name", &w, rc, PCQ_ERR_INVALID_ARG);
+            }
 
     pcq_writer_init(&w, buf, sizeof buf);
     block4(&w);
