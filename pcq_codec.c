@@ -283,12 +283,12 @@ static PCQ_INLINE zeros zero_units16(const uint8_t *p)
  * 16 bytes from each end, then any between; one word, taken twice. */
 static PCQ_FORCE_INLINE zeros name_zeros(const uint8_t *b, size_t p, size_t q, zeros z)
 {
-    if (q - p >= 16) {
+    if (q - p == 16) { /* names of 8 to 11 characters; one compare serves the tests of the first two cases */
         z = _mm_or_si128(z, zero_units16(b + p));
-        if (q - p > 16) { /* names of up to 11 characters have no more (and no loop to enter) */
-            z = _mm_or_si128(z, zero_units16(b + q - 16));
-            for (p += 16, q -= 16; p < q; p += 16) z = _mm_or_si128(z, zero_units16(b + p));
-        }
+    } else if (q - p > 16) {
+        z = _mm_or_si128(z, zero_units16(b + p));
+        z = _mm_or_si128(z, zero_units16(b + q - 16));
+        for (p += 16, q -= 16; p < q; p += 16) z = _mm_or_si128(z, zero_units16(b + p));
     } else if (q - p == 8) {
         __m128i w = _mm_loadl_epi64((const __m128i *)(const void *)(b + p));
         z = _mm_or_si128(z, _mm_cmpeq_epi16(_mm_unpacklo_epi64(w, w), _mm_setzero_si128()));

@@ -1301,8 +1301,8 @@ PCQ_INLINE_ size_t pcq_name_len_(const uint8_t *b, size_t name, size_t end)
 {
     uint64_t w = pcq_ld64_(b + end - 8);
 #if defined(__GNUC__)
-    size_t top = (size_t)(unsigned)(__builtin_clzll(2 * w + 1) ^ 63); /* the top bit's index */
-    size_t k = (top + 15) >> 4;
+    unsigned top = (unsigned)__builtin_clzll(2 * w + 1) ^ 63u; /* the top bit's index */
+    size_t k = (top + 15u) >> 4; /* unsigned: as size_t, gcc 12 sign-extended it (an instruction) */
 #else
     size_t k = (size_t)(w != 0) + (w > 0xFFFFu) + (w > 0xFFFFFFFFu);
 #endif
