@@ -2200,7 +2200,7 @@ static frame *push(pcq_walk *w, int kind, size_t pos, size_t end, unsigned depth
     f->end = end;
     f->count_at = f->size_at = f->ids_at = 0;
     f->count_what = f->size_what = NULL;
-    f->left = f->index = f->nvalues = 0;
+    f->left = f->index = f->nvalues = f->vbytes = 0;
     f->kind = (uint8_t)kind;
     f->phase = f->flags = f->btype = 0;
     f->depth = (uint8_t)depth;
@@ -3605,6 +3605,7 @@ void pcq_block_instances(const pcq_data *d, const pcq_block *b, pcq_iter *it)
             MULTI_INSTANCES_NAME ".dwInstances", b->instances_at, MULTI_INSTANCES_NAME ".dwTotalSize");
     it->f.btype = (uint8_t)b->type;
     it->f.nvalues = b->type == PCQ_PERF_COUNTERSET ? b->num_counters : 1;
+    it->f.vbytes = 16u * it->f.nvalues; /* read when canonical: then below 2^32 */
     it->f.ids_at = b->type == PCQ_PERF_COUNTERSET ? b->multi_at + MULTI_COUNTERS_SIZE : 0;
     it->fast = d->flags & PCQ_DATA_CANONICAL_ ? PCQ_ITER_FAST_ : 0;
 }

@@ -737,6 +737,8 @@ typedef struct pcq_walk_frame_ {
     uint32_t nvalues;     /* values per instance */
     uint8_t kind, phase, flags, btype;
     uint8_t depth;
+    uint32_t vbytes; /* an iterator of canonical instances: their values' bytes (16 nvalues), which
+                        its inline step adds without a multiply (in what was padding on LP64) */
 } pcq_walk_frame_;
 
 #define PCQ_WALK_FRAMES_ 6
@@ -1277,6 +1279,7 @@ PCQ_INLINE_ void pcq_block_instances_fast_(const pcq_data *d, const pcq_block *b
         it->f.left = b->num_instances;
         it->f.index = 0;
         it->f.nvalues = b->type == 6 ? b->num_counters : 1u;
+        it->f.vbytes = 16u * it->f.nvalues;                /* canonical: inside the input, below 2^32 */
         it->f.ids_at = b->type == 6 ? b->multi_at + 8 : 0; /* its _PERF_MULTI_COUNTERS' ids */
         it->ids_mask = 0;
         it->fast = PCQ_ITER_FAST_;
@@ -1368,7 +1371,7 @@ PCQ_INLINE_ int pcq_instances_of_block_next_fast_(pcq_iter *it, pcq_data_instanc
     if (PCQ_LIKELY_(it->f.left & it->fast)) { /* one test: fast is every bit or none */
         const uint8_t *b = it->buf;
         size_t at = it->f.pos, size = pcq_ld32_(b + at), values = at + size;
-        size_t end = values + 16 * (size_t)it->f.nvalues;
+        size_t end = values + it->f.vbytes;
         out->size = (uint32_t)size;
         out->instance_id = pcq_ld32_(b + at + 4);
         out->name.ptr = b + at + 8;
