@@ -284,7 +284,7 @@ static PCQ_INLINE zeros zero_units16(const uint8_t *p)
 static PCQ_FORCE_INLINE zeros name_zeros(const uint8_t *b, size_t p, size_t q, zeros z)
 {
     if (q - p == 16) { /* names of 8 to 11 characters; one compare serves the tests of the first two cases */
-        z = _mm_or_si128(z, zero_units16(b + p));
+        z = _mm_or_si128(z, zero_units16(b + q - 16)); /* from q: from p, gcc 12 kept p in a register */
     } else if (q - p > 16) {
         z = _mm_or_si128(z, zero_units16(b + p));
         z = _mm_or_si128(z, zero_units16(b + q - 16));
@@ -2023,6 +2023,19 @@ static int parse_value(rd *r, const frame *f, size_t at, pcq_value *v)
  * diagnostics) would end without an error and without a diagnostic; 0
  * promises nothing, and the walk runs from the start. The fuzzers check the
  * promise on every input (fz_props.c). */
+/* *slack -= t when t <= *slack; else 1 (*slack is then of no use). The
+ * builtin is one subtract whose borrow decides, where a compare came first. */
+static PCQ_INLINE int take(size_t *slack, size_t t)
+{
+#if defined(__GNUC__) && (__GNUC__ >= 5 || defined(__clang__))
+    return __builtin_sub_overflow(*slack, t, slack);
+#else
+    if (t > *slack) return 1;
+    *slack -= t;
+    return 0;
+#endif
+}
+
 /* n canonical instances in [at, end), each followed by nv values: where the
  * last ends, or 0. */
 static PCQ_FORCE_INLINE size_t canonical_instances_nv(const uint8_t *b, size_t at, size_t end, uint32_t n,
@@ -2039,12 +2052,11 @@ static PCQ_FORCE_INLINE size_t canonical_instances_nv(const uint8_t *b, size_t a
     slack = end - at - (size_t)n * k;
     for (; n > 0; n--) {
         t = (size_t)ld32(b + at + INSTANCE_HEADER_Size) - 16; /* Size below 16 wraps and fails */
-        if (t > slack) return 0;
-        slack -= t;
+        if (take(&slack, t)) return 0;
         sizes |= t;                           /* its low 3 bits: Size is a multiple of 8 */
         last = at + INSTANCE_HEADER_SIZE + t; /* the name's last 8 bytes */
-        nul = name_zeros(b, at + INSTANCE_HEADER_InstanceName, last, nul);
         if (bad_name_end(b + last)) return 0; /* a branch: fewer instructions than keeping a flag */
+        nul = name_zeros(b, at + INSTANCE_HEADER_InstanceName, last, nul);
         /* a good value's first word minus VALUE_16 + 4 is 0 or 4 (bad_value): & ~4 once, at the end */
         bad |= nv == 1 ? ld64(b + last + 8) - (VALUE_16 + 4) : bad_values(b, last + 8, nv);
         at = last + 8 + 16 * (size_t)nv;
