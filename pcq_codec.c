@@ -4333,11 +4333,12 @@ static PCQ_INLINE int wr_check_text(const uint8_t *p, size_t n)
     return nul ? PCQ_ERR_INVALID_ARG : PCQ_OK;
 }
 
-/* Copies a name of n bytes (even, at least 8) to dst 8 bytes at a time,
- * looking for a U+0000 in the same pass: non-zero when there is one. The
- * first and the last 8 bytes first (overlapping when n < 16: n is even, so
- * units line up), then the words between, if any: most names are 8 to 24
- * bytes, which takes no loop or one turn. has_nul16's mask is taken once. */
+/* Copies a name of n bytes (even, at least 8) to dst 8 bytes at a time (16
+ * with SSE2, from 16 bytes on), looking for a U+0000 in the same pass:
+ * non-zero when there is one. The first and the last 8 bytes first
+ * (overlapping when n < 16: n is even, so units line up), then the words
+ * between, if any: most names are 8 to 24 bytes, which takes no loop or one
+ * turn. has_nul16's mask is taken once. */
 #if PCQ_SSE2_
 /* 16 bytes of a name copied, and the flags of their zero units added to z. */
 static PCQ_INLINE zeros wr_copy16(uint8_t *dst, const uint8_t *src, zeros z)
