@@ -2024,10 +2024,18 @@ static int parse_value(rd *r, const frame *f, size_t at, pcq_value *v)
  * promises nothing, and the walk runs from the start. The fuzzers check the
  * promise on every input (fz_props.c). */
 /* *slack -= t when t <= *slack; else 1 (*slack is then of no use). The
- * builtin is one subtract whose borrow decides, where a compare came first. */
+ * builtin (gcc 5, clang 3.8) is one subtract whose borrow decides, where a
+ * compare came first. */
+#if defined(__has_builtin)
+#if __has_builtin(__builtin_sub_overflow)
+#define PCQ_SUB_OVERFLOW_ 1
+#endif
+#elif defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 5
+#define PCQ_SUB_OVERFLOW_ 1
+#endif
 static PCQ_INLINE int take(size_t *slack, size_t t)
 {
-#if defined(__GNUC__) && (__GNUC__ >= 5 || defined(__clang__))
+#ifdef PCQ_SUB_OVERFLOW_
     return __builtin_sub_overflow(*slack, t, slack);
 #else
     if (t > *slack) return 1;
