@@ -1507,6 +1507,21 @@ PCQ_INLINE_ int pcq_put_ascii8_(char *d, const uint8_t *s)
     _mm_storel_epi64((__m128i *)(void *)d, _mm_packus_epi16(v, v));
     return 1;
 }
+
+/* The same for a text of n bytes, 16 <= n <= 32, as its first and its last
+ * 16 (overlapping): one test for both, where two turns of the loop below
+ * cost ~29 instructions with their set-up, ~14 so (a name of 9 to 16
+ * characters). */
+PCQ_INLINE_ int pcq_put_ascii_ends_(char *d, const uint8_t *s, size_t n)
+{
+    __m128i a = _mm_loadu_si128((const __m128i *)(const void *)s);
+    __m128i b = _mm_loadu_si128((const __m128i *)(const void *)(s + n - 16));
+    __m128i high = _mm_and_si128(_mm_or_si128(a, b), _mm_set1_epi16((short)-128));
+    if (_mm_movemask_epi8(_mm_cmpeq_epi16(high, _mm_setzero_si128())) != 0xFFFF) return 0;
+    _mm_storel_epi64((__m128i *)(void *)d, _mm_packus_epi16(a, a));
+    _mm_storel_epi64((__m128i *)(void *)(d + n / 2 - 8), _mm_packus_epi16(b, b));
+    return 1;
+}
 #endif
 
 /* The ASCII units from the start of n bytes of UTF-16LE (n even, at least
@@ -1522,6 +1537,7 @@ PCQ_INLINE_ size_t pcq_ascii16_prefix_(const uint8_t *src, size_t n, char *dst)
     uint64_t w;
 #if PCQ_SSE2_
     if (n >= 16) { /* then four a turn from where eight were not all ASCII */
+        if (n <= 32 && pcq_put_ascii_ends_(dst, src, n)) return n;
         while (n - pos > 16 && pcq_put_ascii8_(dst + pos / 2, src + pos)) pos += 16;
         if (n - pos <= 16 && pcq_put_ascii8_(dst + n / 2 - 8, src + n - 16)) return n;
     }
