@@ -276,7 +276,7 @@ typedef __m128i zeros; /* 16-bit lanes, all ones where a unit was 0 */
 
 static PCQ_INLINE zeros zero_units16(const uint8_t *p)
 {
-    return _mm_cmpeq_epi16(_mm_loadu_si128((const __m128i *)(const void *)p), _mm_setzero_si128());
+    return pcq_zero_units_(pcq_load16_(p));
 }
 
 /* The words in [p, q), q - p a multiple of 8 (else reads nothing past q):
@@ -291,7 +291,7 @@ static PCQ_FORCE_INLINE zeros name_zeros(const uint8_t *b, size_t p, size_t q, z
         for (p += 16, q -= 16; p < q; p += 16) z = _mm_or_si128(z, zero_units16(b + p));
     } else if (q - p == 8) {
         __m128i w = _mm_loadl_epi64((const __m128i *)(const void *)(b + p));
-        z = _mm_or_si128(z, _mm_cmpeq_epi16(_mm_unpacklo_epi64(w, w), _mm_setzero_si128()));
+        z = _mm_or_si128(z, pcq_zero_units_(_mm_unpacklo_epi64(w, w)));
     }
     return z;
 }
@@ -308,7 +308,7 @@ static PCQ_INLINE uint32_t any_zero(zeros z)
  * of 0xD1000000. */
 static PCQ_INLINE uint32_t bad_name_end(const uint8_t *p)
 {
-    __m128i z = _mm_cmpeq_epi16(_mm_loadl_epi64((const __m128i *)(const void *)p), _mm_setzero_si128());
+    __m128i z = pcq_zero_units_(_mm_loadl_epi64((const __m128i *)(const void *)p));
     uint32_t m = (uint32_t)_mm_movemask_epi8(_mm_packs_epi16(z, z));
     return ~(0xD1000000u >> (m & 31)) & 1;
 }
@@ -4351,9 +4351,9 @@ static PCQ_INLINE int wr_check_text(const uint8_t *p, size_t n)
 /* 16 bytes of a name copied, and the flags of their zero units added to z. */
 static PCQ_INLINE zeros wr_copy16(uint8_t *dst, const uint8_t *src, zeros z)
 {
-    __m128i v = _mm_loadu_si128((const __m128i *)(const void *)src);
+    __m128i v = pcq_load16_(src);
     _mm_storeu_si128((__m128i *)(void *)dst, v);
-    return _mm_or_si128(z, _mm_cmpeq_epi16(v, _mm_setzero_si128()));
+    return _mm_or_si128(z, pcq_zero_units_(v));
 }
 #endif
 

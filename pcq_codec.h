@@ -1496,15 +1496,38 @@ PCQ_INLINE_ void pcq_put_ascii4_(char *d, uint64_t w)
 }
 
 #if PCQ_SSE2_
+/* SSE2 (pcq_codec.c's name checks use these too): 16 bytes at p, by SSE2's
+ * own unaligned load; the 16-bit lanes of v that are 0 (all ones there); 1
+ * when the eight UTF-16LE units of v are below U+0080; their eight bytes at
+ * d (one instruction packs them). */
+PCQ_INLINE_ __m128i pcq_load16_(const uint8_t *p)
+{
+    return _mm_loadu_si128((const __m128i *)(const void *)p);
+}
+
+PCQ_INLINE_ __m128i pcq_zero_units_(__m128i v)
+{
+    return _mm_cmpeq_epi16(v, _mm_setzero_si128());
+}
+
+PCQ_INLINE_ int pcq_ascii8_(__m128i v)
+{
+    /* 0xFF80: the bits above U+007F */
+    return _mm_movemask_epi8(pcq_zero_units_(_mm_and_si128(v, _mm_set1_epi16((short)-128)))) == 0xFFFF;
+}
+
+PCQ_INLINE_ void pcq_st_ascii8_(char *d, __m128i v)
+{
+    _mm_storel_epi64((__m128i *)(void *)d, _mm_packus_epi16(v, v));
+}
+
 /* Eight UTF-16LE units at s, when all are below U+0080, as their eight bytes
- * at d (one instruction packs them): 1; else 0, nothing written. The loads
- * and stores are SSE2's own unaligned ones. */
+ * at d: 1; else 0, nothing written. */
 PCQ_INLINE_ int pcq_put_ascii8_(char *d, const uint8_t *s)
 {
-    __m128i v = _mm_loadu_si128((const __m128i *)(const void *)s);
-    __m128i high = _mm_and_si128(v, _mm_set1_epi16((short)-128)); /* 0xFF80: the bits above U+007F */
-    if (_mm_movemask_epi8(_mm_cmpeq_epi16(high, _mm_setzero_si128())) != 0xFFFF) return 0;
-    _mm_storel_epi64((__m128i *)(void *)d, _mm_packus_epi16(v, v));
+    __m128i v = pcq_load16_(s);
+    if (!pcq_ascii8_(v)) return 0;
+    pcq_st_ascii8_(d, v);
     return 1;
 }
 
@@ -1514,12 +1537,10 @@ PCQ_INLINE_ int pcq_put_ascii8_(char *d, const uint8_t *s)
  * characters). */
 PCQ_INLINE_ int pcq_put_ascii_ends_(char *d, const uint8_t *s, size_t n)
 {
-    __m128i a = _mm_loadu_si128((const __m128i *)(const void *)s);
-    __m128i b = _mm_loadu_si128((const __m128i *)(const void *)(s + n - 16));
-    __m128i high = _mm_and_si128(_mm_or_si128(a, b), _mm_set1_epi16((short)-128));
-    if (_mm_movemask_epi8(_mm_cmpeq_epi16(high, _mm_setzero_si128())) != 0xFFFF) return 0;
-    _mm_storel_epi64((__m128i *)(void *)d, _mm_packus_epi16(a, a));
-    _mm_storel_epi64((__m128i *)(void *)(d + n / 2 - 8), _mm_packus_epi16(b, b));
+    __m128i a = pcq_load16_(s), b = pcq_load16_(s + n - 16);
+    if (!pcq_ascii8_(_mm_or_si128(a, b))) return 0;
+    pcq_st_ascii8_(d, a);
+    pcq_st_ascii8_(d + n / 2 - 8, b);
     return 1;
 }
 #endif
