@@ -1207,6 +1207,78 @@ static void test_canonical_names(void)
     }
 }
 
+/* The quick checks of the value records (_PERF_COUNTER_DATA, §2.2.4.9),
+ * four a turn and the last four again when the count is not a multiple of 4:
+ * blocks of type 6 (three instances) and type 2 of 0 to 21 counters, each
+ * record's dwDataSize made 12 in turn. 12 is more than dwSize 16 leaves
+ * (EXCEEDS_CONTAINER at the record), so decode must fail there, with and
+ * without the quick pass's word on it (PCQ_BULK walks through the same
+ * checks); with no record touched the buffer is canonical. */
+static void check_value_flips(uint32_t type, uint32_t nc)
+{
+    uint32_t ids[21];
+    uint64_t vals[21];
+    uint8_t sizes[21], name[16], buf[2048], flip[2048];
+    size_t offs[3 * 21], len = 0, i, nrec = 0;
+    pcq_writer w;
+    pcq_data hdr, d;
+    pcq_error e;
+    pcq_iter bi, ii, vi;
+    pcq_block b;
+    pcq_data_instance in;
+    pcq_value v;
+    for (i = 0; i < nc; i++) ids[i] = 100 + (uint32_t)i, vals[i] = 1000 + i, sizes[i] = i % 3 ? 8 : 4;
+    memset(&hdr, 0, sizeof hdr);
+    pcq_writer_init(&w, buf, sizeof buf);
+    pcq_begin_data(&w, &hdr);
+    pcq_begin_block(&w, type, 0, ids, nc);
+    if (type == PCQ_PERF_COUNTERSET)
+        for (i = 0; i < 3; i++)
+            pcq_put_data_instance_u64(&w, (uint32_t)i, name, u16a("cpu", name), vals, sizes, nc);
+    else
+        pcq_put_values_u64(&w, vals, sizes, nc);
+    pcq_end_block(&w);
+    pcq_end_data(&w);
+    if (!TL_CHECK(pcq_writer_finish(&w, &len) == PCQ_OK &&
+                      pcq_decode_data(buf, len, NULL, &d, NULL) == PCQ_OK && (d.flags & PCQ_DATA_CANONICAL_),
+                  "type %u, %u counters: canonical", type, nc))
+        return;
+    pcq_data_blocks(&d, &bi);
+    if (!TL_CHECK(pcq_blocks_next(&bi, &b) == 1, "type %u, %u counters: the block", type, nc)) return;
+    if (type == PCQ_PERF_COUNTERSET)
+        for (pcq_block_instances(&d, &b, &ii); pcq_instances_of_block_next(&ii, &in) == 1;)
+            for (pcq_instance_values(&d, &in, &vi); pcq_values_next(&vi, &v) == 1;) offs[nrec++] = v.offset;
+    else
+        for (pcq_block_values(&d, &b, &vi); pcq_values_next(&vi, &v) == 1;) offs[nrec++] = v.offset;
+    if (!TL_CHECK(nrec == (type == PCQ_PERF_COUNTERSET ? 3 : 1) * (size_t)nc,
+                  "type %u, %u counters: %zu records", type, nc, nrec))
+        return;
+    for (i = 0; i < nrec; i++) {
+        int rc;
+        walk_end plain, bulk;
+        memcpy(flip, buf, len);
+        tl_put32le(flip + offs[i], 12); /* dwDataSize */
+        rc = pcq_decode_data(flip, len, NULL, &d, &e);
+        TL_CHECK(rc == PCQ_ERR_EXCEEDS_CONTAINER && e.offset == offs[i],
+                 "type %u, %u counters, record %zu: %s at %zu, want EXCEEDS_CONTAINER at %zu", type, nc, i,
+                 pcq_status_name(rc), e.offset, offs[i]);
+        plain = walk_to_end(flip, len, 0);
+        bulk = walk_to_end(flip, len, PCQ_BULK);
+        TL_CHECK(plain.rc == PCQ_ERR_EXCEEDS_CONTAINER && bulk.rc == plain.rc && bulk.diags == plain.diags,
+                 "type %u, %u counters, record %zu: the walk %s, with PCQ_BULK %s", type, nc, i,
+                 pcq_status_name(plain.rc), pcq_status_name(bulk.rc));
+    }
+}
+
+static void test_canonical_values(void)
+{
+    uint32_t nc;
+    for (nc = 0; nc <= 21; nc++) {
+        check_value_flips(PCQ_PERF_COUNTERSET, nc);
+        if (nc > 0) check_value_flips(PCQ_PERF_MULTI_COUNTERS, nc);
+    }
+}
+
 /* v.counter_id of the two values of the type 2 block at 48 of data (ids 7
  * and 9), from every way to them: the header's inline step, the function,
  * after a batch read, and the same on the buffer made not canonical (a
@@ -1462,6 +1534,7 @@ int main(void)
     test_columns_wide();
     test_unaligned_instance();
     test_canonical_names();
+    test_canonical_values();
     test_small_things();
     test_utf16_to_utf8();
     return tl_finish();
