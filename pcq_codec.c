@@ -2606,10 +2606,9 @@ static int bulk_instance(rd *r, frame *f, pcq_item *it)
     size = ld32(b + at + INSTANCE_HEADER_Size);
     if (size < 16 || (size & 7) || size > room || vb > room - size) return 0;
     last = at + size - 8; /* as canonical_instances */
-    if (any_zero(name_zeros(b, at + INSTANCE_HEADER_InstanceName, last, ZEROS_NONE)) |
-        bad_name_end(b + last) |
-        (f->nvalues == 1 ? bad_value(ld64(b + last + 8)) : bad_values(b, last + 8, f->nvalues)))
+    if (any_zero(name_zeros(b, at + INSTANCE_HEADER_InstanceName, last, ZEROS_NONE)) | bad_name_end(b + last))
         return 0;
+    if (f->nvalues == 1 ? bad_value(ld64(b + last + 8)) : bad_values(b, last + 8, f->nvalues)) return 0;
     item_begin(it, PCQ_S_DATA_INSTANCE, f, at);
     d->value.data_size = d->value.size = 0; /* field by field: a memset cost as much as the rest */
     d->value.data.ptr = NULL;
