@@ -1572,12 +1572,20 @@ PCQ_INLINE_ size_t pcq_ascii16_prefix_(const uint8_t *src, size_t n, char *dst)
 
 /* pcq_utf16_to_utf8 inline for the common name, as the README's loop takes
  * every instance's: four units or more, all ASCII, with room for them and
- * the NUL. Anything else goes through the function. */
+ * the NUL. Anything else goes through the function. With SSE2 a name of 8
+ * to 16 units is tested by one compare (n - 16 <= 16) and converted by its
+ * two ends, ahead of pcq_ascii16_prefix_'s tests (~5 instructions a name
+ * fewer). */
 PCQ_INLINE_ size_t pcq_utf16_to_utf8_fast_(const uint8_t *src, size_t nbytes, char *dst, size_t cap,
                                            size_t *replaced)
 {
     size_t n = nbytes & ~(size_t)1;
+#if PCQ_SSE2_
+    if (src && dst && n / 2 < cap &&
+        (n - 16 <= 16 ? pcq_put_ascii_ends_(dst, src, n) : n >= 8 && pcq_ascii16_prefix_(src, n, dst) == n)) {
+#else
     if (src && dst && n >= 8 && n / 2 < cap && pcq_ascii16_prefix_(src, n, dst) == n) {
+#endif
         dst[n / 2] = '\0';
         if (replaced) *replaced = 0;
         return n / 2;
