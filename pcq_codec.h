@@ -1510,10 +1510,13 @@ PCQ_INLINE_ __m128i pcq_zero_units_(__m128i v)
     return _mm_cmpeq_epi16(v, _mm_setzero_si128());
 }
 
+/* 1 when the eight UTF-16 units of v are all below U+0080: a unit plus
+ * 0x7F80, saturated, has its top bit set exactly when it is not (0x7F80 +
+ * 0x80 = 0x8000), and the mask's odd bits are the units' top bits (one add
+ * and a test, where an and and a compare with zero took a register more). */
 PCQ_INLINE_ int pcq_ascii8_(__m128i v)
 {
-    /* 0xFF80: the bits above U+007F */
-    return _mm_movemask_epi8(pcq_zero_units_(_mm_and_si128(v, _mm_set1_epi16((short)-128)))) == 0xFFFF;
+    return !(_mm_movemask_epi8(_mm_adds_epu16(v, _mm_set1_epi16(0x7F80))) & 0xAAAA);
 }
 
 PCQ_INLINE_ void pcq_st_ascii8_(char *d, __m128i v)
