@@ -1534,16 +1534,17 @@ PCQ_INLINE_ int pcq_put_ascii8_(char *d, const uint8_t *s)
     return 1;
 }
 
-/* The same for a text of n bytes, 16 <= n <= 32, as its first and its last
- * 16 (overlapping): one test for both, where two turns of the loop below
+/* The same for a text of h units, 8 <= h <= 16, as its first and its last
+ * eight (overlapping): one test for both, where two turns of the loop below
  * cost ~29 instructions with their set-up, ~14 so (a name of 9 to 16
- * characters). */
-PCQ_INLINE_ int pcq_put_ascii_ends_(char *d, const uint8_t *s, size_t n)
+ * characters). In units, so that the last eight's load and store share
+ * h - 8 (as 2 (h - 8) bytes, gcc 12 masked a copy of the length). */
+PCQ_INLINE_ int pcq_put_ascii_ends_(char *d, const uint8_t *s, size_t h)
 {
-    __m128i a = pcq_load16_(s), b = pcq_load16_(s + n - 16);
+    __m128i a = pcq_load16_(s), b = pcq_load16_(s + 2 * (h - 8));
     if (!pcq_ascii8_(_mm_or_si128(a, b))) return 0;
     pcq_st_ascii8_(d, a);
-    pcq_st_ascii8_(d + n / 2 - 8, b);
+    pcq_st_ascii8_(d + (h - 8), b);
     return 1;
 }
 #endif
@@ -1561,7 +1562,7 @@ PCQ_INLINE_ size_t pcq_ascii16_prefix_(const uint8_t *src, size_t n, char *dst)
     uint64_t w;
 #if PCQ_SSE2_
     if (n >= 16) { /* then four a turn from where eight were not all ASCII */
-        if (n <= 32 && pcq_put_ascii_ends_(dst, src, n)) return n;
+        if (n <= 32 && pcq_put_ascii_ends_(dst, src, n / 2)) return n;
         while (n - pos > 16 && pcq_put_ascii8_(dst + pos / 2, src + pos)) pos += 16;
         if (n - pos <= 16 && pcq_put_ascii8_(dst + n / 2 - 8, src + n - 16)) return n;
     }
@@ -1576,22 +1577,23 @@ PCQ_INLINE_ size_t pcq_ascii16_prefix_(const uint8_t *src, size_t n, char *dst)
 /* pcq_utf16_to_utf8 inline for the common name, as the README's loop takes
  * every instance's: four units or more, all ASCII, with room for them and
  * the NUL. Anything else goes through the function. With SSE2 a name of 8
- * to 16 units is tested by one compare (n - 16 <= 16) and converted by its
+ * to 16 units is tested by one compare (h - 8 <= 8) and converted by its
  * two ends, ahead of pcq_ascii16_prefix_'s tests (~5 instructions a name
  * fewer). */
 PCQ_INLINE_ size_t pcq_utf16_to_utf8_fast_(const uint8_t *src, size_t nbytes, char *dst, size_t cap,
                                            size_t *replaced)
 {
-    size_t n = nbytes & ~(size_t)1;
+    size_t h = nbytes / 2; /* the units; 2 h bytes, addressed as such (no mask of the odd byte) */
 #if PCQ_SSE2_
-    if (src && dst && n / 2 < cap &&
-        (n - 16 <= 16 ? pcq_put_ascii_ends_(dst, src, n) : n >= 8 && pcq_ascii16_prefix_(src, n, dst) == n)) {
+    if (src && dst && h < cap &&
+        (h - 8 <= 8 ? pcq_put_ascii_ends_(dst, src, h)
+                    : h >= 4 && pcq_ascii16_prefix_(src, 2 * h, dst) == 2 * h)) {
 #else
-    if (src && dst && n >= 8 && n / 2 < cap && pcq_ascii16_prefix_(src, n, dst) == n) {
+    if (src && dst && h >= 4 && h < cap && pcq_ascii16_prefix_(src, 2 * h, dst) == 2 * h) {
 #endif
-        dst[n / 2] = '\0';
+        dst[h] = '\0';
         if (replaced) *replaced = 0;
-        return n / 2;
+        return h;
     }
     return pcq_utf16_to_utf8(src, nbytes, dst, cap, replaced);
 }
