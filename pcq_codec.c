@@ -2166,18 +2166,21 @@ static size_t canonical_blocks(const uint8_t *b, size_t at, size_t lim, uint32_t
 /* The whole buffer: dwTotalSize is the input, dwNumCounter blocks fill it. */
 static int canonical_data(const uint8_t *b, size_t len)
 {
-    size_t at = DATA_HEADER_SIZE;
+    size_t at = DATA_HEADER_SIZE, slack;
     uint32_t n, i;
     if (!b || len < DATA_HEADER_SIZE || ld32(b + DATA_HEADER_dwTotalSize) != len) return 0;
     n = ld32(b + DATA_HEADER_dwNumCounter);
+    /* slack: what the input holds beyond 16 bytes a block not yet read (as
+     * canonical_instances' for instances), so that one test a block (its
+     * dwSize - 16 within the slack) keeps it and the next one's header inside */
+    if (n > (len - DATA_HEADER_SIZE) / COUNTER_HEADER_SIZE) return 0;
+    slack = len - DATA_HEADER_SIZE - (size_t)n * COUNTER_HEADER_SIZE;
     for (i = 0; i < n; i++) { /* canonical_blocks' test written out: through canonical_block_at, or with
                                 * that loop's result, gcc 12 spent one or two instructions a block more */
-        uint64_t w; /* dwSize and Reserved: Reserved 0, dwSize a multiple of 8 from 16 to what is left */
-        size_t size;
-        if (len - at < COUNTER_HEADER_SIZE) return 0;
-        w = ld64(b + at + COUNTER_HEADER_dwSize);
-        size = (uint32_t)w;
-        if ((w & ~(uint64_t)0xFFFFFFF8u) || size - COUNTER_HEADER_SIZE > len - at - COUNTER_HEADER_SIZE ||
+        uint64_t w = ld64(b + at + COUNTER_HEADER_dwSize); /* dwSize and Reserved: Reserved 0, dwSize a
+                                                             multiple of 8, 16 or more (below wraps) */
+        size_t size = (uint32_t)w;
+        if ((w & ~(uint64_t)0xFFFFFFF8u) || take(&slack, size - COUNTER_HEADER_SIZE) ||
             !canonical_block(b, at, size, ld32(b + at + COUNTER_HEADER_dwType)))
             return 0;
         at += size;

@@ -1279,6 +1279,68 @@ static void test_canonical_values(void)
     }
 }
 
+/* The quick pass's bounds on blocks (canonical_data: a slack of what the
+ * input holds beyond 16 bytes a block not yet read): replies of one to four
+ * blocks of every type, the last one's dwSize grown by 8 or 16 past the
+ * input (dwTotalSize still the input's length), in a heap copy of exactly
+ * the input's size, where a read past it is ASan's. §2.2.4.1: the blocks
+ * fill the buffer, so the decode must fail, at the last block's dwSize. */
+static void test_canonical_block_bounds(void)
+{
+    static const uint32_t ids[2] = {3, 5};
+    static const uint64_t vals[2] = {7, 9};
+    static const uint8_t sizes[2] = {4, 8};
+    uint8_t name[16], buf[1024];
+    unsigned nb, last, grow;
+    for (nb = 1; nb <= 4; nb++)
+        for (last = 0; last < 5; last++)
+            for (grow = 8; grow <= 16; grow += 8) {
+                pcq_writer w;
+                pcq_data hdr, d;
+                pcq_error e;
+                size_t len = 0, at = 48, i;
+                uint8_t *copy;
+                int rc;
+                memset(&hdr, 0, sizeof hdr);
+                pcq_writer_init(&w, buf, sizeof buf);
+                pcq_begin_data(&w, &hdr);
+                for (i = 0; i < nb; i++) {
+                    unsigned type = i + 1 == nb ? last : (unsigned)i % 5; /* 0: an error block, 3: type 4 */
+                    if (type == 0) {
+                        pcq_put_error_block(&w, 5);
+                        continue;
+                    }
+                    type = type == 3 ? PCQ_PERF_MULTI_INSTANCES : type == 4 ? PCQ_PERF_COUNTERSET : type;
+                    pcq_begin_block(&w, type, 0, type == 2 || type == 6 ? ids : NULL,
+                                    type == 2 || type == 6 ? 2 : 0);
+                    if (type == PCQ_PERF_SINGLE_COUNTER)
+                        pcq_put_values_u64(&w, vals, sizes, 1);
+                    else if (type == PCQ_PERF_MULTI_COUNTERS)
+                        pcq_put_values_u64(&w, vals, sizes, 2);
+                    else
+                        pcq_put_data_instance_u64(&w, 1, name, u16a("cpu", name), vals, sizes,
+                                                  type == PCQ_PERF_COUNTERSET ? 2 : 1);
+                    pcq_end_block(&w);
+                }
+                pcq_end_data(&w);
+                if (!TL_CHECK(pcq_writer_finish(&w, &len) == PCQ_OK &&
+                                  pcq_decode_data(buf, len, NULL, &d, NULL) == PCQ_OK &&
+                                  (d.flags & PCQ_DATA_CANONICAL_),
+                              "%u blocks, the last of kind %u: canonical", nb, last))
+                    continue;
+                for (i = 0; i + 1 < nb; i++) at += tl_ld32le(buf + at + 8);
+                tl_put32le(buf + at + 8, tl_ld32le(buf + at + 8) + grow); /* dwSize */
+                copy = (uint8_t *)malloc(len);
+                if (!TL_CHECK(copy != NULL, "%zu bytes", len)) return;
+                memcpy(copy, buf, len);
+                rc = pcq_decode_data(copy, len, NULL, &d, &e);
+                TL_CHECK(rc < 0 && e.offset == at + 8,
+                         "%u blocks, the last of kind %u %u bytes past the input: %s at %zu, want at %zu", nb,
+                         last, grow, pcq_status_name(rc), e.offset, at + 8);
+                free(copy);
+            }
+}
+
 /* v.counter_id of the two values of the type 2 block at 48 of data (ids 7
  * and 9), from every way to them: the header's inline step, the function,
  * after a batch read, and the same on the buffer made not canonical (a
@@ -1535,6 +1597,7 @@ int main(void)
     test_unaligned_instance();
     test_canonical_names();
     test_canonical_values();
+    test_canonical_block_bounds();
     test_small_things();
     test_utf16_to_utf8();
     return tl_finish();
