@@ -4688,6 +4688,15 @@ int pcq_put_error_block(pcq_writer *w, uint32_t status)
 
     if (rc != PCQ_OK) return rc;
     if (wr_count_block(w) != PCQ_OK) return w->err;
+    if (w->dst && w->len <= w->cap && COUNTER_HEADER_SIZE <= w->cap - w->len) { /* stored directly, as
+                                                                                  wr_begin_block stores */
+        uint8_t *p = w->dst + w->len;
+        wr_le32(p + COUNTER_HEADER_dwStatus, status);
+        wr_le32(p + COUNTER_HEADER_dwType, PCQ_PERF_ERROR_RETURN);
+        wr_le64(p + COUNTER_HEADER_dwSize, COUNTER_HEADER_SIZE); /* dwSize; Reserved, MUST be 0 (§2.2.4.8) */
+        w->len += COUNTER_HEADER_SIZE;
+        return PCQ_OK;
+    }
     wr_u32(w, status);
     wr_u32(w, PCQ_PERF_ERROR_RETURN);
     wr_u32(w, COUNTER_HEADER_SIZE); /* dwSize */
