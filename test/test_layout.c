@@ -960,6 +960,15 @@ static void test_not_canonical(void)
 #endif
 }
 
+/* Ends the data buffer of w (over buf) and decodes it into d: 1 when the
+ * writer finished and the decode found the buffer canonical. */
+static int written_canonical(pcq_writer *w, const uint8_t *buf, size_t *len, pcq_data *d)
+{
+    pcq_end_data(w);
+    return pcq_writer_finish(w, len) == PCQ_OK && pcq_decode_data(buf, *len, NULL, d, NULL) == PCQ_OK &&
+           (d->flags & PCQ_DATA_CANONICAL_);
+}
+
 /* The batch readers' loops for canonical blocks: by row eight values a
  * turn, then four, then one at a time; by column eight instances at a time
  * and the rest one at a time. Blocks of 1 to 21 counters (4- and 8-byte
@@ -1000,11 +1009,7 @@ static void check_columns_wide(uint32_t nc)
     pcq_begin_block(&w, PCQ_PERF_MULTI_COUNTERS, 0, ids, nc); /* instance 3's values again, in a type 2 */
     pcq_put_values_u64(&w, vals[3], sizes, nc);
     pcq_end_block(&w);
-    pcq_end_data(&w);
-    if (!TL_CHECK(pcq_writer_finish(&w, &len) == PCQ_OK &&
-                      pcq_decode_data(buf, len, NULL, &d, NULL) == PCQ_OK && (d.flags & PCQ_DATA_CANONICAL_),
-                  "a canonical block of %u counters", nc))
-        return;
+    if (!TL_CHECK(written_canonical(&w, buf, &len, &d), "a canonical block of %u counters", nc)) return;
     pcq_data_blocks(&d, &bi); /* the padding after each 4-byte value: not part of it */
     if (pcq_blocks_next(&bi, &b) == 1)
         for (pcq_block_instances(&d, &b, &ii); pcq_instances_of_block_next(&ii, &in) == 1;)
@@ -1161,10 +1166,8 @@ static void check_name_flips(uint32_t type, size_t units)
     for (i = 0; i < 3; i++) /* the name under test is the middle instance's */
         pcq_put_data_instance_u64(&w, (uint32_t)i, name, i == 1 ? 2 * units : 2, vals, sizes, nc);
     pcq_end_block(&w);
-    pcq_end_data(&w);
-    if (!TL_CHECK(pcq_writer_finish(&w, &len) == PCQ_OK &&
-                      pcq_decode_data(buf, len, NULL, &d, NULL) == PCQ_OK && (d.flags & PCQ_DATA_CANONICAL_),
-                  "type %u, a name of %zu units: canonical", type, units))
+    if (!TL_CHECK(written_canonical(&w, buf, &len, &d), "type %u, a name of %zu units: canonical", type,
+                  units))
         return;
     pcq_data_blocks(&d, &bi);
     if (pcq_blocks_next(&bi, &b) == 1)
@@ -1238,11 +1241,7 @@ static void check_value_flips(uint32_t type, uint32_t nc)
     else
         pcq_put_values_u64(&w, vals, sizes, nc);
     pcq_end_block(&w);
-    pcq_end_data(&w);
-    if (!TL_CHECK(pcq_writer_finish(&w, &len) == PCQ_OK &&
-                      pcq_decode_data(buf, len, NULL, &d, NULL) == PCQ_OK && (d.flags & PCQ_DATA_CANONICAL_),
-                  "type %u, %u counters: canonical", type, nc))
-        return;
+    if (!TL_CHECK(written_canonical(&w, buf, &len, &d), "type %u, %u counters: canonical", type, nc)) return;
     pcq_data_blocks(&d, &bi);
     if (!TL_CHECK(pcq_blocks_next(&bi, &b) == 1, "type %u, %u counters: the block", type, nc)) return;
     if (type == PCQ_PERF_COUNTERSET)
@@ -1322,10 +1321,7 @@ static void test_canonical_block_bounds(void)
                                                   type == PCQ_PERF_COUNTERSET ? 2 : 1);
                     pcq_end_block(&w);
                 }
-                pcq_end_data(&w);
-                if (!TL_CHECK(pcq_writer_finish(&w, &len) == PCQ_OK &&
-                                  pcq_decode_data(buf, len, NULL, &d, NULL) == PCQ_OK &&
-                                  (d.flags & PCQ_DATA_CANONICAL_),
+                if (!TL_CHECK(written_canonical(&w, buf, &len, &d),
                               "%u blocks, the last of kind %u: canonical", nb, last))
                     continue;
                 for (i = 0; i + 1 < nb; i++) at += tl_ld32le(buf + at + 8);
