@@ -5,6 +5,8 @@
  * For each shape (bench/shapes.h) at its native size and scaled to about
  * 4 KiB, 1 MiB and 256 MiB, built at start-up with pcq_writer:
  *   validate  pcq_decode_data alone (every block, instance and value checked);
+ *   handval   the canonical layout's rules as one hand-written loop
+ *             (bench/hand_check.h): validation's yardstick (--cg only);
  *   walk      the README's walk: pcq_decode_data, then the typed iterators
  *             over every block, instance (its name) and value, summing them;
  *   walk8     the README's example as written, less its printf: the walk,
@@ -52,6 +54,7 @@
 
 #include "../pcq_codec.h"
 #include "allocs.h"
+#include "hand_check.h"
 #include "readme_walk.h"
 #include "shapes.h"
 
@@ -401,6 +404,13 @@ static void op_walk8(case_ctx *c)
     bench_sink += c->wr.sum + c->wr.names + c->wr.ids;
 }
 
+/* handval, for --cg alone: the canonical layout's rules as one hand-written
+ * loop (bench/hand_check.h), validation's yardstick */
+static void op_handval(case_ctx *c)
+{
+    bench_sink += (uint64_t)hand_check(c->buf, c->len);
+}
+
 static void op_validate(case_ctx *c)
 {
     pcq_data d;
@@ -609,6 +619,7 @@ static int case_build(case_ctx *c, const bench_shape *s, const size_def *z, int 
         if (r[0].rc != PCQ_OK || r[0].sum != check.sum || r[0].values != check.values ||
             r[0].ids != ids_by_position(c->buf, c->len))
             die("the README's example (walk8) reads other values or counter ids than the walk");
+        if (!hand_check(c->buf, c->len)) die("the hand-written check (handval) does not take the buffer");
         if (bench_encode_batch(&c->content, c->dst, c->dst_cap, &n) != PCQ_OK || n != c->len ||
             memcmp(c->dst, c->buf, n) != 0)
             die("the batch writer writes other bytes than the per-value one");
@@ -1103,6 +1114,7 @@ static int cg_main(const char *op, const char *shape, const char *size, long pas
     for (k = 0; k < NOPS; k++)
         if (!strcmp(op, op_names[k])) fn = op_fns[k];
     if (!strcmp(op, "walk8")) fn = op_walk8;
+    if (!strcmp(op, "handval")) fn = op_handval;
     if (cook && !s->cook) fn = NULL;
     if (!fn) die("--cg: unknown operation");
     c = malloc(sizeof *c);
@@ -1201,7 +1213,7 @@ int main(int argc, char **argv)
                     "                 [--sizes native,4KiB,1MiB,256MiB]\n"
                     "                 [--shapes procinfo,process,multi,wide,small,mix] [--markdown]\n"
                     "       pcq_bench --cg "
-                    "validate|walk|walk8|batch|scan|pass|memcpy|sum|encode|enci|encb|cook|column|hand\n"
+                    "validate|handval|walk|walk8|batch|scan|pass|memcpy|sum|encode|enci|encb|cook|column|hand\n"
                     "                 [--shape S] [--size Z] [--passes N]\n");
             return help ? 0 : 2;
         }
