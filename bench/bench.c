@@ -1213,7 +1213,8 @@ int main(int argc, char **argv)
                     "                 [--sizes native,4KiB,1MiB,256MiB]\n"
                     "                 [--shapes procinfo,process,multi,wide,small,mix] [--markdown]\n"
                     "       pcq_bench --cg "
-                    "validate|handval|walk|walk8|batch|scan|pass|memcpy|sum|encode|enci|encb|cook|column|hand\n"
+                    "validate|handval|walk|walk8|batch|scan|pass|memcpy|sum|\n"
+                    "                 encode|enci|encb|cook|column|hand\n"
                     "                 [--shape S] [--size Z] [--passes N]\n");
             return help ? 0 : 2;
         }

@@ -52,8 +52,8 @@ static inline unsigned hc_ctz(uint64_t z) /* z != 0 */
 #endif
 }
 
-#define HC_LO 0x0001000100010001u
-#define HC_HI 0x8000800080008000u
+#define HC_LO       0x0001000100010001u
+#define HC_HI       0x8000800080008000u
 #define HC_VALUE(w) (((w) - ((uint64_t)16 << 32 | 4)) & ~(uint64_t)4) /* 0: dwDataSize 4 or 8, dwSize 16 */
 
 /* n values from p: non-zero if one is not 16 bytes of 4 or 8 */
