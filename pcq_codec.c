@@ -2093,9 +2093,8 @@ static PCQ_FORCE_INLINE size_t canonical_instances_nv(const uint8_t *b, size_t a
  * their own, its value check unrolled. */
 static size_t canonical_instances(const uint8_t *b, size_t at, size_t end, uint32_t n, uint32_t nv)
 {
-    /* an instance's values fit the container (so 16 nv wraps no size_t, even a
-     * 32-bit one with PCQ_MAX_COUNTERS raised) */
-    if (n > PCQ_MAX_INSTANCES || nv > PCQ_MAX_COUNTERS || (n > 0 && nv > (end - at) / 16)) return 0;
+    /* that the instances' values fit the container, canonical_instances_nv's n k tests */
+    if (n > PCQ_MAX_INSTANCES || nv > PCQ_MAX_COUNTERS) return 0;
     return nv == 1 ? canonical_instances_nv(b, at, end, n, 1) : canonical_instances_nv(b, at, end, n, nv);
 }
 
