@@ -2093,7 +2093,8 @@ static PCQ_FORCE_INLINE size_t canonical_instances_nv(const uint8_t *b, size_t a
  * their own, its value check unrolled. */
 static size_t canonical_instances(const uint8_t *b, size_t at, size_t end, uint32_t n, uint32_t nv)
 {
-    /* that the instances' values fit the container, canonical_instances_nv's n k tests */
+    /* that their values fit the container (16 nv wrapping no size_t, even a 32-bit one with
+     * PCQ_MAX_COUNTERS raised) is canonical_instances_nv's test of nv and of n k */
     if (n > PCQ_MAX_INSTANCES || nv > PCQ_MAX_COUNTERS) return 0;
     return nv == 1 ? canonical_instances_nv(b, at, end, n, 1) : canonical_instances_nv(b, at, end, n, nv);
 }
