@@ -22,7 +22,7 @@ top=$(pwd)
 tmp=$(mktemp -d) || exit 2
 SERVER_PID=
 cleanup() {
-  if [ -n "$SERVER_PID" ] && kill -0 "$SERVER_PID" 2>/dev/null; then kill -TERM "$SERVER_PID"; wait "$SERVER_PID"; fi
+  if [ -n "$SERVER_PID" ] && kill -0 "$SERVER_PID" 2>/dev/null; then stop_server; fi
   rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -55,6 +55,20 @@ PATHS=("\\$GUID(*)\\*" "\\$GUID(_Total)\\% Processor Time" "\\$GUID(*)\\Processo
 "$PCQDUMP" --cook --hex --json --info $S/counterset-info.hex $S/data-1.hex $S/data-2.hex \
   --names $S/counter-names.hex --ids $S/counter-info.hex > "$tmp/want.json"
 
+# stop_server: SIGTERM, then SIGKILL after 20 s (a server that does not stop must fail the step, not hang
+# it); the server's exit status, 137 when it had to be killed.
+stop_server() {
+  local wd st
+  kill -TERM "$SERVER_PID"
+  ( sleep 20; kill -KILL "$SERVER_PID" 2>/dev/null ) &
+  wd=$!
+  wait "$SERVER_PID"
+  st=$?
+  kill "$wd" 2>/dev/null
+  wait "$wd" 2>/dev/null
+  return $st
+}
+
 free_port() { "$PY" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 
 # run CAPTURE FORMAT OUT [EXAMPLE OPTIONS...]: the server for CAPTURE, the example, the server's verdict
@@ -75,11 +89,11 @@ run() {
     --format "$fmt" "$@" "${PATHS[@]}" > "$out" 2> "$tmp/example.err"
   local rc=$?
   sleep 0.3
-  kill -TERM "$SERVER_PID"
-  wait "$SERVER_PID"
+  stop_server
   local src=$?
   SERVER_PID=
   if [ $rc != 0 ]; then cat "$tmp/example.err" "$tmp/server.log"; bad "$cap: the example exited $rc"; return 1; fi
+  if [ $src = 137 ]; then cat "$tmp/server.log"; bad "$cap: the server did not stop on SIGTERM"; return 1; fi
   if [ $src != 0 ]; then cat "$tmp/server.log"; bad "$cap: the server saw a call missing or out of its scenario"; return 1; fi
   return 0
 }

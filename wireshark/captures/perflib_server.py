@@ -617,6 +617,15 @@ def main():
     else:
         port = args.port or cap["port"]
         opts["secondary_address"] = str(port)
+    # The handlers only append to a list. They had set a threading.Event that the main thread waited on,
+    # and a CI run hung after SIGTERM with the main thread blocked on a lock: a handler runs in the main
+    # thread, between two steps of whatever it was doing, so taking a lock that the interrupted code may
+    # hold (the Event's, inside wait()) can deadlock (python/cpython#126434 shows it with
+    # multiprocessing.Event). Installed before the ready file, so that the server may be stopped as soon
+    # as it says it is ready.
+    stop = []
+    signal.signal(signal.SIGTERM, lambda *a: stop.append(a[0]))
+    signal.signal(signal.SIGINT, lambda *a: stop.append(a[0]))
     state, lsock = serve(cap, opts, port, args.ready)
     smb = start_smb(cap, port) if cap["transport"] == "np" else None
     # (SimpleSMBServer binds and listens in its constructor: no probe connection, which the capture would show)
@@ -624,11 +633,8 @@ def main():
         with open(args.ready, "w") as f:
             f.write("%d\n" % os.getpid())
 
-    stop = threading.Event()
-    signal.signal(signal.SIGTERM, lambda *a: stop.set())
-    signal.signal(signal.SIGINT, lambda *a: stop.set())
-    while not stop.wait(0.2):
-        pass
+    while not stop:
+        time.sleep(0.2)
     lsock.close()
     ok = state.errors == 0 and state.complete()
     if not state.complete():
