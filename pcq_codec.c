@@ -38,6 +38,7 @@
 #undef pcq_block_instances
 #undef pcq_values_read_u64
 #undef pcq_item_values
+#undef pcq_walk_next
 #undef pcq_put_value_u64
 #undef pcq_put_value_u32
 
@@ -2244,6 +2245,7 @@ static frame *push(pcq_walk *w, int kind, size_t pos, size_t end, unsigned depth
     f->kind = (uint8_t)kind;
     f->phase = f->flags = f->btype = 0;
     f->depth = (uint8_t)depth;
+    w->run_skip = 0; /* a new list: bulk_step tries a run at its first instance */
     return f;
 }
 
@@ -2601,7 +2603,6 @@ static int step_value(rd *r, frame *f, pcq_item *it)
 static int bulk_instance(rd *r, frame *f, pcq_item *it)
 {
     const uint8_t *b = r->b;
-    pcq_data_instance *d = &it->u.data_instance;
     size_t at = f->pos, room = (f->end < r->len ? f->end : r->len) - at, vb;
     size_t size, last;
     if ((at & 7) || room < 16 || f->nvalues > room / 16) return 0;
@@ -2612,28 +2613,8 @@ static int bulk_instance(rd *r, frame *f, pcq_item *it)
     if (any_zero(name_zeros(b, at + INSTANCE_HEADER_InstanceName, last, ZEROS_NONE)) | bad_name_end(b + last))
         return 0;
     if (f->nvalues == 1 ? bad_value(ld64(b + last + 8)) : bad_values(b, last + 8, f->nvalues)) return 0;
-    item_begin(it, PCQ_S_DATA_INSTANCE, f, at);
-    d->value.data_size = d->value.size = 0; /* field by field: a memset cost as much as the rest */
-    d->value.data.ptr = NULL;
-    d->value.data.len = 0;
-    d->value.u64 = 0;
-    d->value.is_int = 0;
-    d->value.counter_id = 0;
-    d->value.offset = 0;
-    d->size = (uint32_t)size;
-    d->instance_id = ld32(b + at + INSTANCE_HEADER_InstanceId);
-    d->name.ptr = b + at + INSTANCE_HEADER_InstanceName;
-    d->name.len = pcq_name_len_(b, at + INSTANCE_HEADER_InstanceName, at + size);
-    d->offset = at;
-    d->num_values = f->nvalues;
-    d->ids_at = (uint32_t)f->ids_at;
-    d->values = d->values_end = at + size;
-    it->size = it->extent = size;
-    it->values = at + size;
-    it->values_ids = f->ids_at;
-    it->nvalues = f->nvalues;
-    it->values_fast = 1;
-    return item_done(f, at + size + vb);
+    pcq_walk_run_item_(r->w, it); /* f is the top frame */
+    return STEP_ITEM;
 }
 
 static int step_data_instance(rd *r, frame *f, pcq_item *it)
@@ -3046,6 +3027,7 @@ void pcq_walk_begin(pcq_walk *w, pcq_kind kind, const void *buf, size_t len, con
     w->nsorted = 0;
     w->set_checks = 0;
     w->cut.type = PCQ_S_NONE;
+    w->run = w->run_skip = 0;
     w->mode = (opts && (opts->flags & PCQ_BULK) ? WALK_BULK : 0u) |
               (opts && (opts->on_diag || (opts->flags & PCQ_STRICT)) ? WALK_DIAGS : 0u);
     w->aux[0] = w->aux[1] = w->aux[2] = w->aux[3] = 0;
@@ -3113,10 +3095,24 @@ static PCQ_NOINLINE int list_step(pcq_walk *w, frame *f, pcq_item *it)
 static PCQ_NOINLINE int bulk_step(pcq_walk *w, frame *f, pcq_item *it)
 {
     rd r;
+    size_t lim = f->end < w->len ? f->end : w->len;
+    uint32_t k = f->left < 64 ? f->left : 64;
     r.b = w->buf;
     r.len = w->len;
     r.err = &w->err;
     r.w = w;
+    /* up to 64 instances checked as canonical_data checks them, then taken
+     * inline (pcq_walk_next_fast_); a run that is not is taken one at a time,
+     * so that no instance is checked more than twice */
+    if (w->run_skip == 0) {
+        if (!(f->pos & 7) && f->pos <= lim && canonical_instances(w->buf, f->pos, lim, k, f->nvalues) != 0) {
+            w->run = k - 1;
+            pcq_walk_run_item_(w, it);
+            return 1;
+        }
+        w->run_skip = k;
+    }
+    w->run_skip--;
     if (bulk_instance(&r, f, it)) return 1;
     f->flags |= FL_SLOW;
     return list_step(w, f, it);
@@ -3128,6 +3124,11 @@ static PCQ_NOINLINE int bulk_step(pcq_walk *w, frame *f, pcq_item *it)
 int pcq_walk_next(pcq_walk *w, pcq_item *it)
 {
     frame *f = w->nframes > 0 ? &w->frames[w->nframes - 1] : NULL;
+    if (w->run) { /* pcq_walk_next_fast_'s step, for a caller without the header's macro */
+        w->run--;
+        pcq_walk_run_item_(w, it);
+        return 1;
+    }
     if (w->err.code || !f || f->kind == FR_ROOT || f->kind == FR_BODY) return walk_step(w, it);
     if ((w->mode & WALK_BULK) && f->kind == FR_DATA_INSTANCES && f->left && !(f->flags & FL_SLOW))
         return bulk_step(w, f, it);

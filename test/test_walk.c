@@ -473,6 +473,86 @@ static void test_bulk_edges(void)
              c.u.data_instance.name.len);
 }
 
+/* A type 4 block of n instances (a 2-unit name, its NUL and 2 bytes of
+ * padding, a 16-byte record of an 8-byte value: 32 bytes each) in b: the
+ * buffer's length. */
+static size_t runs_buffer(uint8_t *b, uint32_t n)
+{
+    size_t len = 72 + 32 * (size_t)n, at;
+    uint32_t i;
+    memset(b, 0, len);
+    tl_put32le(b, (uint32_t)len);
+    tl_put32le(b + 4, 1);
+    tl_put32le(b + 52, 4);                    /* PERF_MULTI_INSTANCES */
+    tl_put32le(b + 56, (uint32_t)(len - 48)); /* dwSize */
+    tl_put32le(b + 64, (uint32_t)(len - 64)); /* _PERF_MULTI_INSTANCES.dwTotalSize */
+    tl_put32le(b + 68, n);                    /* dwInstances */
+    for (i = 0, at = 72; i < n; i++, at += 32) {
+        tl_put32le(b + at, 16);    /* Size: header, 3 units and the NUL */
+        tl_put32le(b + at + 4, i); /* InstanceId */
+        b[at + 8] = 'a';
+        b[at + 10] = (uint8_t)('a' + i % 26);
+        tl_put32le(b + at + 16, 8);        /* dwDataSize */
+        tl_put32le(b + at + 20, 16);       /* dwSize */
+        tl_put32le(b + at + 24, 1000 + i); /* the value */
+    }
+    return len;
+}
+
+/* The instances of a walk of b, as offsets and name lengths, by the
+ * header's inline step or (every other call, by_call) the function. */
+static int runs_walk(const uint8_t *b, size_t len, unsigned flags, int by_call, size_t *off, size_t *name,
+                     uint32_t *idx, size_t *n, pcq_walk *w)
+{
+    pcq_opts o;
+    pcq_item it;
+    int rc, turn = 0;
+    memset(&o, 0, sizeof o);
+    o.flags = flags;
+    *n = 0;
+    pcq_walk_begin(w, PCQ_KIND_DATA, b, len, &o);
+    while ((rc = by_call && turn++ % 2 ? (pcq_walk_next)(w, &it) : pcq_walk_next(w, &it)) == 1)
+        if (it.type == PCQ_S_DATA_INSTANCE && *n < 80) {
+            TL_CHECK(!(flags & PCQ_BULK) || (it.nvalues == 1 && it.values == it.offset + 16),
+                     "instance at %zu: %u values at %zu", it.offset, it.nvalues, it.values);
+            off[*n] = it.offset;
+            name[*n] = it.u.data_instance.name.len;
+            idx[*n] = it.index;
+            ++*n;
+        }
+    return rc;
+}
+
+/* PCQ_BULK checks up to 64 canonical instances at once and yields them
+ * inline (pcq_walk_next_fast_): the same instances as the plain walk, by
+ * the macro or the function in turn, across a run's end (70 instances),
+ * with a non-canonical instance in the middle of a run (padding after its
+ * NUL: the rest one at a time) and with an error after the first run (the
+ * same error at the same offset). */
+static void test_bulk_runs(void)
+{
+    static uint8_t b[72 + 32 * 70];
+    size_t len = runs_buffer(b, 70), oa[80], ob[80], na[80], nb[80], ka, kb, k;
+    uint32_t ia[80], ib[80];
+    pcq_walk w, wb;
+    int ra, rb, pass;
+
+    for (pass = 0; pass < 3; pass++) {
+        if (pass == 1) b[72 + 32 * 5 + 14] = 1; /* instance 5: a padding byte not 0 (a diagnostic) */
+        if (pass == 2) tl_put32le(b + 72 + 32 * 66, 0x1000); /* instance 66: Size past the block */
+        ra = runs_walk(b, len, 0, 0, oa, na, ia, &ka, &w);
+        rb = runs_walk(b, len, PCQ_BULK, pass == 0, ob, nb, ib, &kb, &wb);
+        TL_CHECK(ra == rb && ka == kb && ka == (pass == 2 ? 66u : 70u) && w.err.offset == wb.err.offset,
+                 "pass %d: %s, %zu instances; bulk %s, %zu", pass, pcq_status_name(ra), ka,
+                 pcq_status_name(rb), kb);
+        for (k = 0; k < ka && k < kb; k++)
+            if (!TL_CHECK(oa[k] == ob[k] && na[k] == nb[k] && ia[k] == ib[k] && nb[k] == 4,
+                          "pass %d, instance %zu: at %zu, %zu, bulk at %zu, %zu", pass, k, oa[k], na[k],
+                          ob[k], nb[k]))
+                break;
+    }
+}
+
 /* Diagnostics as the decoder reports them, up to 8. */
 typedef struct diag_list {
     size_t n, offset[8];
@@ -656,6 +736,7 @@ int main(int argc, char **argv)
     test_string_texts();
     test_string_conventions();
     test_bulk_edges();
+    test_bulk_runs();
     test_pass_blocks();
     printf("test_walk: %zu vectors, their prefixes and mutations\n", n);
     return tl_finish();
