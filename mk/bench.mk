@@ -14,6 +14,9 @@
 # -gdwarf-4: valgrind 3.19 cannot read the DWARF 5 that clang 14 emits by default.
 # Knobs (all ?=): BENCH_CC, BENCH_CFLAGS, BENCH_ARGS (e.g. --reps 9, --sizes 1MiB),
 # BENCH_CG_PASSES, PCQ_LIB_SRCS. Also usable alone: make -f mk/bench.mk bench
+# The mix shape's blocks of instances hold 8 each; another count, for the block-size
+# sweep of bench/RESULTS.md: BENCH_CFLAGS="-std=c99 -O2 -gdwarf-4 -DBENCH_MIX_INST=32"
+# BENCH_BIN=build/bench/pcq_bench_mix32 (then pcq_bench_mix32 --cg OP --shape mix).
 
 # Whatever the including Makefile's default goal is, this file does not change it.
 BENCH_SAVED_GOAL := $(.DEFAULT_GOAL)
