@@ -2245,7 +2245,6 @@ static frame *push(pcq_walk *w, int kind, size_t pos, size_t end, unsigned depth
     f->kind = (uint8_t)kind;
     f->phase = f->flags = f->btype = 0;
     f->depth = (uint8_t)depth;
-    w->run_skip = 0; /* a new list: bulk_step tries a run at its first instance */
     return f;
 }
 
@@ -2755,6 +2754,7 @@ static int body_multi_instances(rd *r, frame *f, pcq_item *it)
     f->pos = at + size;
     f->phase = B_END;
     insts = push(r->w, FR_DATA_INSTANCES, at + MULTI_INSTANCES_SIZE, at + size, f->depth + 1u);
+    r->w->run_skip = 0; /* PCQ_BULK: bulk_step tries a run at the first instance */
     counted(insts, count, FL_EXACT, at + MULTI_INSTANCES_dwInstances, MULTI_INSTANCES_NAME ".dwInstances", at,
             MULTI_INSTANCES_NAME ".dwTotalSize");
     insts->nvalues = nvalues;
@@ -3106,6 +3106,11 @@ static PCQ_NOINLINE int bulk_step(pcq_walk *w, frame *f, pcq_item *it)
     uint32_t k = least > 4096 / 64 ? (uint32_t)(4096 / least) : 64;
     if (k == 0) k = 1;
     if (k > f->left) k = f->left;
+    if (w->run) { /* pcq_walk_next_fast_'s step, for a caller of the function itself */
+        w->run--;
+        pcq_walk_run_item_(w, it);
+        return 1;
+    }
     r.b = w->buf;
     r.len = w->len;
     r.err = &w->err;
@@ -3130,11 +3135,6 @@ static PCQ_NOINLINE int bulk_step(pcq_walk *w, frame *f, pcq_item *it)
 int pcq_walk_next(pcq_walk *w, pcq_item *it)
 {
     frame *f = w->nframes > 0 ? &w->frames[w->nframes - 1] : NULL;
-    if (w->run) { /* pcq_walk_next_fast_'s step, for a caller without the header's macro */
-        w->run--;
-        pcq_walk_run_item_(w, it);
-        return 1;
-    }
     if (w->err.code || !f || f->kind == FR_ROOT || f->kind == FR_BODY) return walk_step(w, it);
     if ((w->mode & WALK_BULK) && f->kind == FR_DATA_INSTANCES && f->left && !(f->flags & FL_SLOW))
         return bulk_step(w, f, it);
