@@ -44,7 +44,7 @@ enum {
     BENCH_INSTANCES, /* a PERF_MULTI_INSTANCES block per counter; unit: an instance of each */
     BENCH_MIX        /* error, 1, 2, 4, 6 blocks; unit: the group of five */
 };
-#ifndef BENCH_MIX_INST /* -D for the block-size sweep (mk/bench.mk) */
+#ifndef BENCH_MIX_INST   /* -D for the block-size sweep (mk/bench.mk) */
 #define BENCH_MIX_INST 8 /* instances of the type 4 and 6 blocks of a mix group */
 #endif
 
