@@ -798,6 +798,10 @@ PCQ_API int pcq_walk_next(pcq_walk *w, pcq_item *item);
  * error (nvalues counts them) and the next call returns the error, with the
  * structure it cut as *item. Diagnostics among them come before the item.
  * Everything else (errors, offsets, diagnostics, their order) is the walk's.
+ * A block's instances are checked in runs (as many as fit 4 KiB, at most
+ * 64) and a run's instances yielded by an inline step (pcq_walk_next is a
+ * macro for it, as the iterators' steps are): the same items, in fewer
+ * instructions.
  *
  *     pcq_opts o = {0};
  *     uint64_t v[64];
