@@ -501,8 +501,8 @@ static size_t runs_buffer(uint8_t *b, uint32_t n)
 
 /* The instances of a walk of b, as offsets and name lengths, by the
  * header's inline step or (every other call, by_call) the function. */
-static int runs_walk(const uint8_t *b, size_t len, unsigned flags, int by_call, size_t *off, size_t *name,
-                     uint32_t *idx, size_t *n, pcq_walk *w)
+static int runs_walk(const uint8_t *b, size_t len, unsigned flags, int by_call, uint32_t nv, size_t *off,
+                     size_t *name, uint32_t *idx, size_t *n, pcq_walk *w)
 {
     pcq_opts o;
     pcq_item it;
@@ -513,7 +513,7 @@ static int runs_walk(const uint8_t *b, size_t len, unsigned flags, int by_call, 
     pcq_walk_begin(w, PCQ_KIND_DATA, b, len, &o);
     while ((rc = by_call && turn++ % 2 ? (pcq_walk_next)(w, &it) : pcq_walk_next(w, &it)) == 1)
         if (it.type == PCQ_S_DATA_INSTANCE && *n < 80) {
-            TL_CHECK(!(flags & PCQ_BULK) || (it.nvalues == 1 && it.values == it.offset + 16),
+            TL_CHECK(!(flags & PCQ_BULK) || (it.nvalues == nv && it.values == it.offset + 16),
                      "instance at %zu: %u values at %zu", it.offset, it.nvalues, it.values);
             off[*n] = it.offset;
             name[*n] = it.u.data_instance.name.len;
@@ -540,8 +540,8 @@ static void test_bulk_runs(void)
     for (pass = 0; pass < 3; pass++) {
         if (pass == 1) b[72 + 32 * 5 + 14] = 1; /* instance 5: a padding byte not 0 (a diagnostic) */
         if (pass == 2) tl_put32le(b + 72 + 32 * 66, 0x1000); /* instance 66: Size past the block */
-        ra = runs_walk(b, len, 0, 0, oa, na, ia, &ka, &w);
-        rb = runs_walk(b, len, PCQ_BULK, pass == 0, ob, nb, ib, &kb, &wb);
+        ra = runs_walk(b, len, 0, 0, 1, oa, na, ia, &ka, &w);
+        rb = runs_walk(b, len, PCQ_BULK, pass == 0, 1, ob, nb, ib, &kb, &wb);
         TL_CHECK(ra == rb && ka == kb && ka == (pass == 2 ? 66u : 70u) && w.err.offset == wb.err.offset,
                  "pass %d: %s, %zu instances; bulk %s, %zu", pass, pcq_status_name(ra), ka,
                  pcq_status_name(rb), kb);
@@ -550,6 +550,44 @@ static void test_bulk_runs(void)
                           "pass %d, instance %zu: at %zu, %zu, bulk at %zu, %zu", pass, k, oa[k], na[k],
                           ob[k], nb[k]))
                 break;
+    }
+
+    /* a type 6 block of 256 counters: an instance of 4,112 bytes, more than a
+     * run's 4 KiB, so runs of one instance */
+    {
+        static uint8_t c[13440];
+        size_t at = 1104;
+        uint32_t i, j;
+        memset(c, 0, sizeof c);
+        tl_put32le(c, sizeof c);
+        tl_put32le(c + 4, 1);
+        tl_put32le(c + 52, 6);             /* PERF_COUNTERSET */
+        tl_put32le(c + 56, sizeof c - 48); /* dwSize */
+        tl_put32le(c + 64, 1032);          /* _PERF_MULTI_COUNTERS.dwSize: 8 + 4 x 256 */
+        tl_put32le(c + 68, 256);           /* dwCounters */
+        for (j = 0; j < 256; j++) tl_put32le(c + 72 + 4 * j, j + 1);
+        tl_put32le(c + 1096, sizeof c - 1096); /* _PERF_MULTI_INSTANCES.dwTotalSize */
+        tl_put32le(c + 1100, 3);               /* dwInstances */
+        for (i = 0; i < 3; i++, at += 4112) {
+            tl_put32le(c + at, 16);
+            tl_put32le(c + at + 4, i);
+            c[at + 8] = 'w';
+            c[at + 10] = (uint8_t)('0' + i);
+            for (j = 0; j < 256; j++) {
+                tl_put32le(c + at + 16 + 16 * j, 4);
+                tl_put32le(c + at + 20 + 16 * j, 16);
+                tl_put32le(c + at + 24 + 16 * j, i * 1000 + j);
+            }
+        }
+        ra = runs_walk(c, sizeof c, 0, 0, 256, oa, na, ia, &ka, &w);
+        for (pass = 0; pass < 2; pass++) {
+            rb = runs_walk(c, sizeof c, PCQ_BULK, pass, 256, ob, nb, ib, &kb, &wb);
+            TL_CHECK(ra == 0 && rb == 0 && ka == 3 && kb == 3 && ob[2] == 1104 + 2 * 4112 && nb[2] == 4 &&
+                         ib[2] == 2,
+                     "256 counters, %s: %s, %zu instances; bulk %s, %zu, the last at %zu",
+                     pass ? "by the function in turn" : "by the macro", pcq_status_name(ra), ka,
+                     pcq_status_name(rb), kb, kb == 3 ? ob[2] : 0);
+        }
     }
 }
 
