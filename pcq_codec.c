@@ -2612,7 +2612,7 @@ static int bulk_instance(rd *r, frame *f, pcq_item *it)
     if (any_zero(name_zeros(b, at + INSTANCE_HEADER_InstanceName, last, ZEROS_NONE)) | bad_name_end(b + last))
         return 0;
     if (f->nvalues == 1 ? bad_value(ld64(b + last + 8)) : bad_values(b, last + 8, f->nvalues)) return 0;
-    pcq_walk_run_item_(r->w, it); /* f is the top frame */
+    pcq_walk_item_at_(r->w, it, size); /* f is the top frame */
     return STEP_ITEM;
 }
 
@@ -3028,6 +3028,7 @@ void pcq_walk_begin(pcq_walk *w, pcq_kind kind, const void *buf, size_t len, con
     w->set_checks = 0;
     w->cut.type = PCQ_S_NONE;
     w->run = w->run_skip = 0;
+    w->run_end = 0;
     w->mode = (opts && (opts->flags & PCQ_BULK) ? WALK_BULK : 0u) |
               (opts && (opts->on_diag || (opts->flags & PCQ_STRICT)) ? WALK_DIAGS : 0u);
     w->aux[0] = w->aux[1] = w->aux[2] = w->aux[3] = 0;
@@ -3104,23 +3105,25 @@ static PCQ_NOINLINE int bulk_step(pcq_walk *w, frame *f, pcq_item *it)
      * made a single pass of 256 MiB ~20% slower). */
     uint64_t least = INSTANCE_HEADER_SIZE + 8 + 16 * (uint64_t)f->nvalues;
     uint32_t k = least > 4096 / 64 ? (uint32_t)(4096 / least) : 64;
+    size_t next;
     if (k == 0) k = 1;
     if (k > f->left) k = f->left;
     if (w->run) { /* pcq_walk_next_fast_'s step, for a caller of the function itself */
-        w->run--;
-        pcq_walk_run_item_(w, it);
-        return 1;
+        if (pcq_walk_run_item_(w, it)) return 1;
+        w->run = 0; /* the bytes changed since the run was checked: check them again */
     }
     r.b = w->buf;
     r.len = w->len;
     r.err = &w->err;
     r.w = w;
     if (w->run_skip == 0) {
-        if (!(f->pos & 7) && f->pos <= lim && canonical_instances(w->buf, f->pos, lim, k, f->nvalues) != 0) {
-            w->run = k - 1;
-            pcq_walk_run_item_(w, it);
-            return 1;
+        if (!(f->pos & 7) && f->pos <= lim &&
+            (next = canonical_instances(w->buf, f->pos, lim, k, f->nvalues)) != 0) {
+            w->run = k;
+            w->run_end = next;
+            if (PCQ_ALWAYS(pcq_walk_run_item_(w, it))) return 1;
         }
+        w->run = 0;
         w->run_skip = k;
     }
     w->run_skip--;

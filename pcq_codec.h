@@ -766,6 +766,7 @@ typedef struct pcq_walk {
     uint32_t table[2 * PCQ_PAIR_CHECK_MAX];
     uint32_t run;      /* private: PCQ_BULK, instances ahead on the top frame checked canonical */
     uint32_t run_skip; /* private: PCQ_BULK, instances to take one at a time (a run that was not) */
+    size_t run_end;    /* private: PCQ_BULK, where the checked run ends */
     pcq_error err;
 } pcq_walk;
 
@@ -1462,17 +1463,15 @@ PCQ_INLINE_ uint32_t pcq_block_counter_id_fast_(const pcq_block *b, uint32_t i)
     return b ? pcq_block_counter_id_(b, i) : 0;
 }
 
-/* PCQ_BULK: an instance of a run the walk checked canonical as a whole
- * (bulk_step in pcq_codec.c: up to 64 instances, a few instructions a word),
- * the item bulk_step would make of it, without a call: for a single pass
- * over blocks of small instances, where the call and its checks cost ~185
- * instructions a 48-byte instance. The frame moves past it, as item_done. */
-PCQ_INLINE_ void pcq_walk_run_item_(pcq_walk *w, pcq_item *it)
+/* PCQ_BULK: the item of a canonical instance of `size` bytes at the top
+ * frame's position (bulk_step in pcq_codec.c checked it), field by field;
+ * the frame moves past it, as item_done. */
+PCQ_INLINE_ void pcq_walk_item_at_(pcq_walk *w, pcq_item *it, size_t size)
 {
     pcq_walk_frame_ *f = &w->frames[w->nframes - 1];
     pcq_data_instance *d = &it->u.data_instance;
     const uint8_t *b = w->buf;
-    size_t at = f->pos, size = pcq_ld32_(b + at); /* _PERF_INSTANCE_HEADER.Size */
+    size_t at = f->pos;
     it->type = PCQ_S_DATA_INSTANCE;
     it->depth = f->depth;
     it->index = f->index;
@@ -1506,13 +1505,26 @@ PCQ_INLINE_ void pcq_walk_run_item_(pcq_walk *w, pcq_item *it)
     f->left--;
 }
 
+/* PCQ_BULK: the next instance of a run the walk checked canonical as a
+ * whole (bulk_step: as many as fit 4 KiB, a few instructions a word), the
+ * item bulk_step would make of it, without a call: for a single pass over
+ * blocks of small instances, where the call and its checks cost ~185
+ * instructions a 48-byte instance. Its Size is read again, so it is held
+ * inside the run: bytes changed since are read as they are, never outside
+ * what was checked (0: the walk's checks take it). */
+PCQ_INLINE_ int pcq_walk_run_item_(pcq_walk *w, pcq_item *it)
+{
+    const pcq_walk_frame_ *f = &w->frames[w->nframes - 1];
+    size_t rest = w->run_end - f->pos, size = pcq_ld32_(w->buf + f->pos); /* _PERF_INSTANCE_HEADER.Size */
+    if (size < 16 || size > rest || 16 * (size_t)f->nvalues > rest - size) return 0;
+    w->run--;
+    pcq_walk_item_at_(w, it, size);
+    return 1;
+}
+
 PCQ_INLINE_ int pcq_walk_next_fast_(pcq_walk *w, pcq_item *it)
 {
-    if (w->run) {
-        w->run--;
-        pcq_walk_run_item_(w, it);
-        return 1;
-    }
+    if (w->run && pcq_walk_run_item_(w, it)) return 1;
     return pcq_walk_next(w, it);
 }
 

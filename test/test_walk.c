@@ -552,6 +552,29 @@ static void test_bulk_runs(void)
                 break;
     }
 
+    /* bytes changed during a run (a buffer shared with a writer): the next
+     * instance's Size set past the block after the run was checked; the walk
+     * reads nothing outside what it checked and reports what the checks find,
+     * as the plain walk of the changed bytes does, by the macro or the function */
+    len = runs_buffer(b, 70);
+    tl_put32le(b + 72 + 32 * 3, 0x1000);
+    ra = runs_walk(b, len, 0, 0, 1, oa, na, ia, &ka, &w);
+    for (pass = 0; pass < 2; pass++) {
+        pcq_opts o;
+        pcq_item it;
+        memset(&o, 0, sizeof o);
+        o.flags = PCQ_BULK;
+        len = runs_buffer(b, 70);
+        pcq_walk_begin(&wb, PCQ_KIND_DATA, b, len, &o);
+        kb = 0;
+        while ((rb = pass ? (pcq_walk_next)(&wb, &it) : pcq_walk_next(&wb, &it)) == 1)
+            if (it.type == PCQ_S_DATA_INSTANCE && ++kb == 1) tl_put32le(b + 72 + 32 * 3, 0x1000);
+        TL_CHECK(ra == PCQ_ERR_TRUNCATED && rb == ra && ka == 3 && kb == 3 && wb.err.offset == w.err.offset,
+                 "changed in a run, %s: %s at %zu, %zu instances; bulk %s at %zu, %zu",
+                 pass ? "by the function" : "by the macro", pcq_status_name(ra), w.err.offset, ka,
+                 pcq_status_name(rb), wb.err.offset, kb);
+    }
+
     /* a type 6 block of 256 counters: an instance of 4,112 bytes, more than a
      * run's 4 KiB, so runs of one instance */
     {
