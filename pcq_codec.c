@@ -3104,14 +3104,15 @@ static PCQ_NOINLINE int bulk_step(pcq_walk *w, frame *f, pcq_item *it)
      * 4 KiB of L1 (64 of a 31-value "Processor Information" instance, 36 KiB,
      * made a single pass of 256 MiB ~20% slower). */
     uint64_t least = INSTANCE_HEADER_SIZE + 8 + 16 * (uint64_t)f->nvalues;
-    uint32_t k = least > 4096 / 64 ? (uint32_t)(4096 / least) : 64;
+    uint32_t k;
     size_t next;
-    if (k == 0) k = 1;
-    if (k > f->left) k = f->left;
     if (w->run) { /* pcq_walk_next_fast_'s step, for a caller of the function itself */
         if (pcq_walk_run_item_(w, it)) return 1;
         w->run = 0; /* the bytes changed since the run was checked: check them again */
     }
+    k = least > 4096 / 64 ? (uint32_t)(4096 / least) : 64;
+    if (k == 0) k = 1;
+    if (k > f->left) k = f->left;
     r.b = w->buf;
     r.len = w->len;
     r.err = &w->err;

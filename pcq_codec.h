@@ -1515,7 +1515,9 @@ PCQ_INLINE_ void pcq_walk_item_at_(pcq_walk *w, pcq_item *it, size_t size)
 PCQ_INLINE_ int pcq_walk_run_item_(pcq_walk *w, pcq_item *it)
 {
     const pcq_walk_frame_ *f = &w->frames[w->nframes - 1];
-    size_t rest = w->run_end - f->pos, size = pcq_ld32_(w->buf + f->pos); /* _PERF_INSTANCE_HEADER.Size */
+    size_t rest = w->run_end - f->pos, size; /* the frame stays inside the run: pos <= run_end */
+    if (rest < 16) return 0;                 /* (changed bytes may have ended an instance there) */
+    size = pcq_ld32_(w->buf + f->pos);       /* _PERF_INSTANCE_HEADER.Size */
     if (size < 16 || size > rest || 16 * (size_t)f->nvalues > rest - size) return 0;
     w->run--;
     pcq_walk_item_at_(w, it, size);

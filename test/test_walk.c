@@ -575,6 +575,28 @@ static void test_bulk_runs(void)
                  pcq_status_name(rb), wb.err.offset, kb);
     }
 
+    /* changed so that an instance ends where the run ends, at the input's end, with
+     * one instance of the run left: no read there (an exact heap copy, for ASan);
+     * the walk ends in an error, by the macro or the function */
+    for (pass = 0; pass < 2; pass++) {
+        pcq_opts o;
+        pcq_item it;
+        size_t n3 = runs_buffer(b, 3);
+        uint8_t *h = (uint8_t *)malloc(n3);
+        if (!TL_CHECK(h != NULL, "malloc")) break;
+        memcpy(h, b, n3);
+        memset(&o, 0, sizeof o);
+        o.flags = PCQ_BULK;
+        pcq_walk_begin(&wb, PCQ_KIND_DATA, h, n3, &o);
+        kb = 0;
+        while ((rb = pass ? (pcq_walk_next)(&wb, &it) : pcq_walk_next(&wb, &it)) == 1)
+            if (it.type == PCQ_S_DATA_INSTANCE && ++kb == 1)
+                tl_put32le(h + 104, 48); /* 104 + 48 + 16: the end */
+        TL_CHECK(rb < 0 && kb == 2, "an instance to the run's end, %s: %s after %zu instances",
+                 pass ? "by the function" : "by the macro", pcq_status_name(rb), kb);
+        free(h);
+    }
+
     /* a type 6 block of 256 counters: an instance of 4,112 bytes, more than a
      * run's 4 KiB, so runs of one instance */
     {
