@@ -41,6 +41,7 @@
 #undef pcq_walk_next
 #undef pcq_put_value_u64
 #undef pcq_put_value_u32
+#undef pcq_put_data_instance
 
 /* Defensive checks that no input can reach, in SQLite's manner: the test
  * runs in every build, and the coverage gate (ci/coverage-gate.sh) leaves
@@ -4371,47 +4372,29 @@ static PCQ_INLINE int wr_check_text(const uint8_t *p, size_t n)
     return nul ? PCQ_ERR_INVALID_ARG : PCQ_OK;
 }
 
-/* Copies a name of n bytes (even, at least 8) to dst 8 bytes at a time (16
- * with SSE2, from 16 bytes on), looking for a U+0000 in the same pass:
- * non-zero when there is one. The first and the last 8 bytes first
- * (overlapping when n < 16: n is even, so units line up), then the words
- * between, if any: most names are 8 to 24 bytes, which takes no loop or one
- * turn. has_nul16's mask is taken once. */
-#if PCQ_SSE2_
-/* 16 bytes of a name copied, and the flags of their zero units added to z. */
-static PCQ_INLINE zeros wr_copy16(uint8_t *dst, const uint8_t *src, zeros z)
-{
-    __m128i v = pcq_load16_(src);
-    _mm_storeu_si128((__m128i *)(void *)dst, v);
-    return _mm_or_si128(z, pcq_zero_units_(v));
-}
-#endif
-
+/* Copies a name of n bytes (even, at least 8) to dst, looking for a U+0000
+ * in the same pass: non-zero when there is one. Its ends first, as the
+ * header's inline instance step copies them (pcq_copy_name_ends_: the whole
+ * of a name of up to 32 bytes, most names, with no loop), then the bytes
+ * between, 16 a turn with SSE2, else 8. */
 static PCQ_INLINE uint64_t wr_copy_name8(uint8_t *dst, const uint8_t *src, size_t n)
 {
-    uint64_t x, y, nul;
+    uint64_t nul = pcq_copy_name_ends_(dst, src, n);
     size_t i;
 #if PCQ_SSE2_
-    if (n >= 16) { /* with SSE2, 16 bytes a turn, the same way (a name of 22 bytes: ~20 instructions -> ~9) */
-        zeros z = wr_copy16(dst, src, ZEROS_NONE);
-        z = wr_copy16(dst + n - 16, src + n - 16, z);
-        for (i = 16; n - i > 16; i += 16) z = wr_copy16(dst + i, src + i, z);
-        return any_zero(z);
+    for (i = 16; i + 16 < n; i += 16) {
+        __m128i v = pcq_load16_(src + i);
+        _mm_storeu_si128((__m128i *)(void *)(dst + i), v);
+        nul |= (uint64_t)_mm_movemask_epi8(pcq_zero_units_(v));
+    }
+#else
+    for (i = 16; i + 16 < n; i += 8) {
+        uint64_t x = ld64(src + i);
+        memcpy(dst + i, src + i, 8); /* bytes as they are: x is a value (ld64) */
+        nul |= has_nul16(x);
     }
 #endif
-    x = ld64(src);
-    y = ld64(src + n - 8);
-    memcpy(dst, src, 8); /* bytes as they are: x and y are values (ld64) */
-    memcpy(dst + n - 8, src + n - 8, 8);
-    nul = ((x - LANES_LO) & ~x) | ((y - LANES_LO) & ~y);
-#if !PCQ_SSE2_ /* (with it, n < 16 here: no word between) */
-    for (i = 8; i < n - 8; i += 8) {
-        x = ld64(src + i);
-        memcpy(dst + i, src + i, 8);
-        nul |= (x - LANES_LO) & ~x;
-    }
-#endif
-    return nul & LANES_HI;
+    return nul;
 }
 
 /* Size of a header of `header` bytes, a name, its NUL and zero padding to 8:

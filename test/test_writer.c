@@ -1859,6 +1859,80 @@ static void test_block_call_property(void)
     }
 }
 
+/* The header's inline instance step (pcq_put_data_instance, a macro) is
+ * the function itself, (pcq_put_data_instance), with the values a call
+ * each by the macros or by the functions: random names (0 to 40 bytes, the
+ * inline step's 8 to 32 and either side; sometimes odd, NULL or holding a
+ * U+0000), values an instance (sometimes one too few or too many), caps
+ * (the end of dst anywhere, where an instance fits but its values do not)
+ * and sizing passes; the two must agree on every status, the length and
+ * every byte of dst. */
+static void test_instance_call_property(void)
+{
+    static uint8_t names[48];
+    uint8_t a[1024], b[1024];
+    uint32_t ids[3] = {1, 2, 3}, st = 7, nc, ninst, nv, round, i, j;
+    size_t cap, la, lb, len, k;
+    int ra, rb, fa, fb, type4, sizing;
+
+    for (round = 0; round < 6000; round++) {
+        pcq_writer wa, wb;
+        type4 = rng_next(&st) % 3 == 0;
+        nc = type4 ? 1 : rng_next(&st) % 4;
+        ninst = rng_next(&st) % 9;
+        sizing = rng_next(&st) % 20 == 0;
+        cap = rng_next(&st) % 2 ? sizeof a : rng_next(&st) % 700;
+        memset(a, 0xA5, sizeof a);
+        memset(b, 0xA5, sizeof b);
+        pcq_writer_init(&wa, sizing ? NULL : a, cap);
+        pcq_writer_init(&wb, sizing ? NULL : b, cap);
+        begin_hdr(&wa);
+        begin_hdr(&wb);
+        pcq_begin_block(&wa, type4 ? PCQ_PERF_MULTI_INSTANCES : PCQ_PERF_COUNTERSET, 0, type4 ? NULL : ids,
+                        type4 ? 0 : nc);
+        pcq_begin_block(&wb, type4 ? PCQ_PERF_MULTI_INSTANCES : PCQ_PERF_COUNTERSET, 0, type4 ? NULL : ids,
+                        type4 ? 0 : nc);
+        for (i = 0; i < ninst; i++) {
+            const uint8_t *name = rng_next(&st) % 60 ? names : NULL;
+            len = 2 * (rng_next(&st) % 21);
+            for (k = 0; k < len; k++) names[k] = (uint8_t)(k % 2 ? 0 : 'a' + rng_next(&st) % 26);
+            if (len && rng_next(&st) % 30 == 0) names[2 * (rng_next(&st) % (len / 2))] = 0; /* U+0000 */
+            if (rng_next(&st) % 40 == 0) len++;                                             /* odd */
+            j = rng_next(&st);
+            ra = pcq_put_data_instance(&wa, j, name, len);
+            rb = (pcq_put_data_instance)(&wb, j, name, len);
+            if (!TL_CHECK(ra == rb && wa.len == wb.len,
+                          "round %u instance %u (%zu bytes): rc %d/%d, len %zu/%zu", round, i, len, ra, rb,
+                          wa.len, wb.len))
+                return;
+            nv = rng_next(&st) % 25 == 0 ? nc + 1 : rng_next(&st) % 25 == 0 && nc ? nc - 1 : nc;
+            for (k = 0; k < nv; k++) {
+                uint64_t v = ((uint64_t)rng_next(&st) << 40) ^ rng_next(&st);
+                if (rng_next(&st) % 2) {
+                    ra = pcq_put_value_u32(&wa, (uint32_t)v);
+                    rb = (pcq_put_value_u32)(&wb, (uint32_t)v);
+                } else {
+                    ra = pcq_put_value_u64(&wa, v);
+                    rb = (pcq_put_value_u64)(&wb, v);
+                }
+                if (!TL_CHECK(ra == rb && wa.len == wb.len, "round %u value %zu: rc %d/%d", round, k, ra, rb))
+                    return;
+            }
+        }
+        pcq_end_block(&wa);
+        pcq_end_block(&wb);
+        pcq_end_data(&wa);
+        pcq_end_data(&wb);
+        la = lb = 0;
+        fa = pcq_writer_finish(&wa, &la);
+        fb = pcq_writer_finish(&wb, &lb);
+        if (!TL_CHECK(fa == fb && la == lb && memcmp(a, b, sizeof a) == 0,
+                      "round %u (%u instances of %u values, cap %zu%s): finish %d/%d, len %zu/%zu", round,
+                      ninst, nc, cap, sizing ? ", sizing" : "", fa, fb, la, lb))
+            return;
+    }
+}
+
 static void test_invalid_args(void)
 {
     static const uint64_t v1 = 1;
@@ -2046,10 +2120,12 @@ static void test_limits(void)
 #if PCQ_MAX_INSTANCES <= 64 /* the coverage build's caps (COV_KNOBS): a block of that many fits here */
     {
         /* dwInstances: PCQ_MAX_INSTANCES instances, then PCQ_ERR_LIMIT, an
-         * instance a call or all in one (which stores as many first) */
-        static uint8_t buf[48 + 32 + 68 * 32];
+         * instance a call, all in one (which stores as many first), or an
+         * instance and its value a call each, the instance by the header's
+         * inline step (a name of 8 bytes) */
+        static uint8_t buf[48 + 32 + 68 * 40];
         static const uint64_t v[PCQ_MAX_INSTANCES + 2];
-        static const uint8_t a16[2] = {0x61, 0};
+        static const uint8_t a16[8] = {0x61, 0, 0x62, 0, 0x63, 0, 0x64, 0};
         pcq_instance inst[PCQ_MAX_INSTANCES + 2];
         int block;
         memset(inst, 0, sizeof inst);
@@ -2057,15 +2133,16 @@ static void test_limits(void)
             inst[i].name.ptr = a16;
             inst[i].name.len = 2;
         }
-        for (block = 0; block < 2; block++) {
+        for (block = 0; block < 3; block++) {
             pcq_writer_init(&w, buf, sizeof buf);
             block4(&w);
             rc = PCQ_OK;
-            if (block)
-                rc = pcq_put_data_instances_u64(&w, inst, PCQ_MAX_INSTANCES + 2, v, NULL, 1);
-            else
-                for (i = 0; i < PCQ_MAX_INSTANCES + 2 && rc == PCQ_OK; i++)
-                    rc = pcq_put_data_instance_u64(&w, i, a16, 2, v, NULL, 1);
+            for (i = 0; block != 1 && i < PCQ_MAX_INSTANCES + 2 && rc == PCQ_OK; i++) {
+                if (block == 0) rc = pcq_put_data_instance_u64(&w, i, a16, 2, v, NULL, 1);
+                if (block == 2 && (rc = pcq_put_data_instance(&w, i, a16, 8)) == PCQ_OK)
+                    rc = pcq_put_value_u32(&w, i);
+            }
+            if (block == 1) rc = pcq_put_data_instances_u64(&w, inst, PCQ_MAX_INSTANCES + 2, v, NULL, 1);
             TL_CHECK(rc == PCQ_ERR_LIMIT && w.ninstances == PCQ_MAX_INSTANCES,
                      "PCQ_MAX_INSTANCES + 2 instances (block call %d): rc %d after %u", block, rc,
                      w.ninstances);
@@ -2116,6 +2193,7 @@ int main(void)
     test_fast_path_errors();
     test_block_call_errors();
     test_block_call_property();
+    test_instance_call_property();
     test_overflow();
     test_limits();
     test_capacity_misc();
