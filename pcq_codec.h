@@ -1762,7 +1762,8 @@ PCQ_API int pcq_put_error_block(pcq_writer *w, uint32_t status);
  * only. Then its instances (4, 6) and values, then pcq_end_block. */
 PCQ_API int pcq_begin_block(pcq_writer *w, uint32_t type, uint32_t status, const uint32_t *counter_ids,
                             uint32_t num_counters);
-/* An instance of the open type 4 or 6 block; its values follow. */
+/* An instance of the open type 4 or 6 block; its values follow. A macro over
+ * an inline step for the common case (below), as pcq_put_value_u32 / _u64. */
 PCQ_API int pcq_put_data_instance(pcq_writer *w, uint32_t instance_id, const uint8_t *name16, size_t nbytes);
 /* A value: data_size raw bytes (any size), or a 4- / 8-byte integer. */
 PCQ_API int pcq_put_value(pcq_writer *w, const uint8_t *bytes, uint32_t data_size);

@@ -1796,6 +1796,26 @@ static void test_block_call_errors(void)
              "after an error: the error, nothing appended");
 }
 
+/* Two writers (the two ways of a property test) on buffers a and b of
+ * `size` bytes filled with 0xA5, to cap (NULL buffers: a sizing pass), each
+ * with the data header and an open block: type 4, or type 6 of nc counters. */
+static void begin_two(pcq_writer *wa, uint8_t *a, pcq_writer *wb, uint8_t *b, size_t size, size_t cap,
+                      int sizing, int type4, uint32_t nc)
+{
+    static const uint32_t ids[3] = {1, 2, 3};
+    pcq_writer *w[2];
+    uint8_t *buf[2];
+    int k;
+    w[0] = wa, w[1] = wb, buf[0] = a, buf[1] = b;
+    for (k = 0; k < 2; k++) {
+        memset(buf[k], 0xA5, size);
+        pcq_writer_init(w[k], sizing ? NULL : buf[k], cap);
+        begin_hdr(w[k]);
+        pcq_begin_block(w[k], type4 ? PCQ_PERF_MULTI_INSTANCES : PCQ_PERF_COUNTERSET, 0, type4 ? NULL : ids,
+                        type4 ? 0 : nc);
+    }
+}
+
 /* pcq_put_data_instances_u64 against pcq_put_data_instance_u64 for each
  * instance: random names (0 to 40 bytes, sometimes odd, NULL or holding a
  * U+0000), sizes (sometimes neither 4 nor 8), values a row (sometimes not
@@ -1805,7 +1825,7 @@ static void test_block_call_property(void)
 {
     static uint8_t names[8][48];
     uint8_t a[1024], b[1024], sizes[4]; /* up to 3 counters, one more value a row */
-    uint32_t ids[3] = {1, 2, 3}, st = 99, nc, ninst, round, i, j;
+    uint32_t st = 99, nc, ninst, round, i, j;
     uint64_t v[8 * 4];
     pcq_instance inst[8];
     size_t cap, la, lb;
@@ -1830,16 +1850,7 @@ static void test_block_call_property(void)
         }
         cap = rng_next(&st) % 2 ? sizeof a : rng_next(&st) % 700;
         j = rng_next(&st) % 30 == 0 ? nc + 1 : nc; /* values a row: sometimes not the block's */
-        memset(a, 0xA5, sizeof a);
-        memset(b, 0xA5, sizeof b);
-        pcq_writer_init(&wa, a, cap);
-        pcq_writer_init(&wb, b, cap);
-        begin_hdr(&wa);
-        begin_hdr(&wb);
-        pcq_begin_block(&wa, type4 ? PCQ_PERF_MULTI_INSTANCES : PCQ_PERF_COUNTERSET, 0, type4 ? NULL : ids,
-                        type4 ? 0 : nc);
-        pcq_begin_block(&wb, type4 ? PCQ_PERF_MULTI_INSTANCES : PCQ_PERF_COUNTERSET, 0, type4 ? NULL : ids,
-                        type4 ? 0 : nc);
+        begin_two(&wa, a, &wb, b, sizeof a, cap, 0, type4, nc);
         ra = pcq_put_data_instances_u64(&wa, inst, ninst, v, sizes, j);
         rb = PCQ_OK;
         for (i = 0; i < ninst && rb == PCQ_OK; i++)
@@ -1871,7 +1882,7 @@ static void test_instance_call_property(void)
 {
     static uint8_t names[48];
     uint8_t a[1024], b[1024];
-    uint32_t ids[3] = {1, 2, 3}, st = 7, nc, ninst, nv, round, i, j;
+    uint32_t st = 7, nc, ninst, nv, round, i, j;
     size_t cap, la, lb, len, k;
     int ra, rb, fa, fb, type4, sizing;
 
@@ -1882,16 +1893,7 @@ static void test_instance_call_property(void)
         ninst = rng_next(&st) % 9;
         sizing = rng_next(&st) % 20 == 0;
         cap = rng_next(&st) % 2 ? sizeof a : rng_next(&st) % 700;
-        memset(a, 0xA5, sizeof a);
-        memset(b, 0xA5, sizeof b);
-        pcq_writer_init(&wa, sizing ? NULL : a, cap);
-        pcq_writer_init(&wb, sizing ? NULL : b, cap);
-        begin_hdr(&wa);
-        begin_hdr(&wb);
-        pcq_begin_block(&wa, type4 ? PCQ_PERF_MULTI_INSTANCES : PCQ_PERF_COUNTERSET, 0, type4 ? NULL : ids,
-                        type4 ? 0 : nc);
-        pcq_begin_block(&wb, type4 ? PCQ_PERF_MULTI_INSTANCES : PCQ_PERF_COUNTERSET, 0, type4 ? NULL : ids,
-                        type4 ? 0 : nc);
+        begin_two(&wa, a, &wb, b, sizeof a, cap, sizing, type4, nc);
         for (i = 0; i < ninst; i++) {
             const uint8_t *name = rng_next(&st) % 60 ? names : NULL;
             len = 2 * (rng_next(&st) % 21);
