@@ -1216,13 +1216,12 @@ PCQ_INLINE_ int pcq_blocks_next_fast_(pcq_iter *it, pcq_block *out)
 }
 
 /* A values iterator over n canonical values from pos, stepped without
- * checks; their counter ids from ids, when their n ids lie in the input
- * (else, or ids 0, none: the step reads the values' own bytes, 4 a value,
- * and masks them to 0). */
-PCQ_INLINE_ void pcq_values_fast_at_(const uint8_t *buf, size_t len, size_t pos, uint32_t n, size_t ids,
-                                     pcq_iter *it)
+ * checks; their counter ids from ids when `has` (the n ids lie in the
+ * input), else none: the step reads the values' own bytes, 4 a value, and
+ * masks them to 0. */
+PCQ_INLINE_ void pcq_values_fast_ids_(const uint8_t *buf, size_t len, size_t pos, uint32_t n, size_t ids,
+                                      int has, pcq_iter *it)
 {
-    int has = ids && ids <= len && n <= (len - ids) / 4;
     it->buf = buf;
     it->len = len;
     it->f.pos = pos;
@@ -1237,10 +1236,24 @@ PCQ_INLINE_ void pcq_values_fast_at_(const uint8_t *buf, size_t len, size_t pos,
     it->err.diag = 0;
 }
 
+/* The same where the ids were not checked with the values: they are taken
+ * when ids is not 0 and their n ids lie in the input. */
+PCQ_INLINE_ void pcq_values_fast_at_(const uint8_t *buf, size_t len, size_t pos, uint32_t n, size_t ids,
+                                     pcq_iter *it)
+{
+    pcq_values_fast_ids_(buf, len, pos, n, ids, ids && ids <= len && n <= (len - ids) / 4, it);
+}
+
+/* The iterators of canonical data (and of no values) below: an instance's
+ * or a block's ids, when it has them (type 6, type 2), are its block's
+ * _PERF_MULTI_COUNTERS' list of as many ids as values, which validation
+ * found inside the input, as it found the values (both are positions the
+ * library wrote into *inst or *b, which are trusted here alike). */
 PCQ_INLINE_ void pcq_instance_values_fast_(const pcq_data *d, const pcq_data_instance *inst, pcq_iter *it)
 {
     if ((d->flags & PCQ_DATA_CANONICAL_) || !inst->num_values) { /* none: nothing to check either */
-        pcq_values_fast_at_(d->buf, d->buf_len, inst->values, inst->num_values, inst->ids_at, it);
+        pcq_values_fast_ids_(d->buf, d->buf_len, inst->values, inst->num_values, inst->ids_at,
+                             inst->ids_at != 0, it);
     } else { /* on copies, so that *inst and *it stay in registers on the fast path */
         pcq_data_instance c = *inst;
         pcq_iter t;
@@ -1262,11 +1275,11 @@ PCQ_INLINE_ int pcq_block_no_values_(const pcq_data *d, const pcq_block *b)
 PCQ_INLINE_ void pcq_block_values_fast_(const pcq_data *d, const pcq_block *b, pcq_iter *it)
 {
     if ((d->flags & PCQ_DATA_CANONICAL_) || pcq_block_no_values_(d, b)) {
-        pcq_values_fast_at_(d->buf, d->buf_len, b->type == 1 ? b->offset + 16 : b->body,
-                            b->type == 1   ? 1u
-                            : b->type == 2 ? b->num_counters
-                                           : 0u,
-                            b->type == 2 ? b->multi_at + 8 : 0, it);
+        pcq_values_fast_ids_(d->buf, d->buf_len, b->type == 1 ? b->offset + 16 : b->body,
+                             b->type == 1   ? 1u
+                             : b->type == 2 ? b->num_counters
+                                            : 0u,
+                             b->type == 2 ? b->multi_at + 8 : 0, b->type == 2, it);
     } else { /* on copies: no call takes the caller's block (see pcq_blocks_next_fast_) */
         pcq_block c = *b;
         pcq_iter t;
