@@ -42,6 +42,7 @@
 #undef pcq_put_value_u64
 #undef pcq_put_value_u32
 #undef pcq_put_data_instance
+#undef pcq_put_data_instance_u64
 
 /* Defensive checks that no input can reach, in SQLite's manner: the test
  * runs in every build, and the coverage gate (ci/coverage-gate.sh) leaves

@@ -1902,11 +1902,12 @@ PCQ_INLINE_ uint64_t pcq_copy_name_ends_(uint8_t *dst, const uint8_t *src, size_
  * writer wants one (w->fast_inst, the open unit complete: fast and rest 0)
  * and dst has room for it and all its values, which w->fast then vouches
  * for. Its Size, InstanceId, name and zero NUL and padding (Figures 8, 9,
- * §2.2.4.6) are stored here; everything else (and a name with a U+0000,
- * refused by the function) goes through the function. The call and its
- * saved registers cost ~20 of ~110 instructions a 48-byte instance. */
-PCQ_INLINE_ int pcq_put_data_instance_fast_(pcq_writer *w, uint32_t instance_id, const uint8_t *name16,
-                                            size_t nbytes)
+ * §2.2.4.6) are stored: 1. Else 0, nothing appended, for the function,
+ * which says what is wrong (a name with a U+0000) or stores it otherwise.
+ * The call and its saved registers cost ~20 of ~110 instructions a 48-byte
+ * instance. */
+PCQ_INLINE_ int pcq_put_instance_inline_(pcq_writer *w, uint32_t instance_id, const uint8_t *name16,
+                                         size_t nbytes)
 {
     if (w && w->fast_inst && !(w->fast | w->rest) && name16 && nbytes - 8 <= 24 && !(nbytes & 1)) {
         size_t size = (8 + nbytes + 2 + 7) & ~(size_t)7, room = w->cap - w->len; /* fast_inst: len <= cap */
@@ -1920,15 +1921,39 @@ PCQ_INLINE_ int pcq_put_data_instance_fast_(pcq_writer *w, uint32_t instance_id,
                 w->ninstances++;
                 w->fast_inst = w->ninstances < PCQ_MAX_INSTANCES;
                 w->fast = w->want_values; /* all of them fit: rest stays 0 */
-                return 0;
+                return 1;
             }
         }
     }
+    return 0;
+}
+
+PCQ_INLINE_ int pcq_put_data_instance_fast_(pcq_writer *w, uint32_t instance_id, const uint8_t *name16,
+                                            size_t nbytes)
+{
+    if (pcq_put_instance_inline_(w, instance_id, name16, nbytes)) return 0;
     return pcq_put_data_instance(w, instance_id, name16, nbytes);
+}
+
+/* A whole instance a call: one of one value (a type 4 block's, where the
+ * call costs the most a byte) inline, its size checked first, so that a bad
+ * one appends nothing, as in the function; more values through the
+ * function, whose call they share. */
+PCQ_INLINE_ int pcq_put_data_instance_u64_fast_(pcq_writer *w, uint32_t instance_id, const uint8_t *name16,
+                                                size_t nbytes, const uint64_t *values, const uint8_t *sizes,
+                                                uint32_t n)
+{
+    uint32_t size;
+    if (n == 1 && values && ((size = sizes ? sizes[0] : 8u) == 4 || size == 8) && w && w->want_values == 1 &&
+        pcq_put_instance_inline_(w, instance_id, name16, nbytes))
+        return pcq_put_value_fast_(w, size == 4 ? (uint32_t)values[0] : values[0], size);
+    return pcq_put_data_instance_u64(w, instance_id, name16, nbytes, values, sizes, n);
 }
 
 #define pcq_put_data_instance(w, id, name16, nbytes) \
     pcq_put_data_instance_fast_((w), (id), (name16), (nbytes))
+#define pcq_put_data_instance_u64(w, id, name16, nbytes, values, sizes, n) \
+    pcq_put_data_instance_u64_fast_((w), (id), (name16), (nbytes), (values), (sizes), (n))
 
 #endif /* PCQ_NO_ENCODER */
 

@@ -1817,10 +1817,11 @@ static void begin_two(pcq_writer *wa, uint8_t *a, pcq_writer *wb, uint8_t *b, si
 }
 
 /* pcq_put_data_instances_u64 against pcq_put_data_instance_u64 for each
- * instance: random names (0 to 40 bytes, sometimes odd, NULL or holding a
- * U+0000), sizes (sometimes neither 4 nor 8), values a row (sometimes not
- * the block's) and caps; the two must agree on the status, the length and
- * every byte stored. */
+ * instance (by turns the header's macro, whose inline step takes an
+ * instance of one value, and the function): random names (0 to 40 bytes,
+ * sometimes odd, NULL or holding a U+0000), sizes (sometimes neither 4 nor
+ * 8), values a row (sometimes not the block's) and caps; the two must agree
+ * on the status, the length and every byte stored. */
 static void test_block_call_property(void)
 {
     static uint8_t names[8][48];
@@ -1854,8 +1855,10 @@ static void test_block_call_property(void)
         ra = pcq_put_data_instances_u64(&wa, inst, ninst, v, sizes, j);
         rb = PCQ_OK;
         for (i = 0; i < ninst && rb == PCQ_OK; i++)
-            rb = pcq_put_data_instance_u64(&wb, inst[i].instance_id, inst[i].name.ptr, inst[i].name.len,
-                                           v + (size_t)i * j, sizes, j);
+            rb = round % 2 ? pcq_put_data_instance_u64(&wb, inst[i].instance_id, inst[i].name.ptr,
+                                                       inst[i].name.len, v + (size_t)i * j, sizes, j)
+                           : (pcq_put_data_instance_u64)(&wb, inst[i].instance_id, inst[i].name.ptr,
+                                                         inst[i].name.len, v + (size_t)i * j, sizes, j);
         if (ninst == 0) rb = wb.err;
         pcq_end_block(&wa);
         pcq_end_block(&wb);
