@@ -1787,7 +1787,8 @@ PCQ_API int pcq_put_value_u64(pcq_writer *w, uint64_t v);
  * size, PCQ_ERR_STATE for more than the block or instance still wants. */
 PCQ_API int pcq_put_values_u64(pcq_writer *w, const uint64_t *values, const uint8_t *sizes, uint32_t n);
 /* A whole instance of a type 4 or 6 block in one call: pcq_put_data_instance,
- * then pcq_put_values_u64. */
+ * then pcq_put_values_u64. A macro over an inline step for an instance of
+ * one value (below). */
 PCQ_API int pcq_put_data_instance_u64(pcq_writer *w, uint32_t instance_id, const uint8_t *name16,
                                       size_t nbytes, const uint64_t *values, const uint8_t *sizes,
                                       uint32_t n);
