@@ -1944,7 +1944,7 @@ PCQ_INLINE_ int pcq_put_data_instance_u64_fast_(pcq_writer *w, uint32_t instance
                                                 size_t nbytes, const uint64_t *values, const uint8_t *sizes,
                                                 uint32_t n)
 {
-    uint32_t size;
+    uint32_t size = 0; /* set in the test below, before it is read */
     if (n == 1 && values && ((size = sizes ? sizes[0] : 8u) == 4 || size == 8) && w && w->want_values == 1 &&
         pcq_put_instance_inline_(w, instance_id, name16, nbytes))
         return pcq_put_value_fast_(w, size == 4 ? (uint32_t)values[0] : values[0], size);
