@@ -1244,16 +1244,17 @@ PCQ_INLINE_ void pcq_values_fast_at_(const uint8_t *buf, size_t len, size_t pos,
     pcq_values_fast_ids_(buf, len, pos, n, ids, ids && ids <= len && n <= (len - ids) / 4, it);
 }
 
-/* The iterators of canonical data (and of no values) below: an instance's
- * or a block's ids, when it has them (type 6, type 2), are its block's
- * _PERF_MULTI_COUNTERS' list of as many ids as values, which validation
- * found inside the input, as it found the values (both are positions the
- * library wrote into *inst or *b, which are trusted here alike). */
+/* The iterators of canonical data (and of no values) below. A type 2
+ * block's ids are its _PERF_MULTI_COUNTERS' list (at multi_at, public, of
+ * num_counters), which validation found inside the input as it found the
+ * values (at body): taken as they are. An instance's ids_at is private, and
+ * an instance made by hand may carry a stale one while its public fields
+ * are right: its ids are taken only when they lie in the input (D11, "The
+ * id by position"). */
 PCQ_INLINE_ void pcq_instance_values_fast_(const pcq_data *d, const pcq_data_instance *inst, pcq_iter *it)
 {
     if ((d->flags & PCQ_DATA_CANONICAL_) || !inst->num_values) { /* none: nothing to check either */
-        pcq_values_fast_ids_(d->buf, d->buf_len, inst->values, inst->num_values, inst->ids_at,
-                             inst->ids_at != 0, it);
+        pcq_values_fast_at_(d->buf, d->buf_len, inst->values, inst->num_values, inst->ids_at, it);
     } else { /* on copies, so that *inst and *it stay in registers on the fast path */
         pcq_data_instance c = *inst;
         pcq_iter t;

@@ -1375,6 +1375,69 @@ static void test_value_counter_ids(uint8_t *data, size_t len)
     tl_put32le(data + 60, 0);
 }
 
+/* An instance made by hand, its public fields right and its private
+ * ids_at stale (D11, "The id by position"): on a canonical buffer, in an
+ * exact-size heap copy (ASan sees a read past it), its values come out as
+ * they are, with no counter id, by the header's inline step and by the
+ * function, whether ids_at points past the input, at its last 4 bytes (the
+ * first id inside, the second not) or at 0; the instance as the iterator
+ * made it has its ids 5 and 6. */
+static void test_stale_ids_at(void)
+{
+    static const uint32_t ids[2] = {5, 6};
+    uint8_t buf[256], name[16], *copy;
+    size_t len = 0;
+    pcq_writer w;
+    pcq_data hdr, d;
+    pcq_iter it;
+    pcq_block b;
+    pcq_data_instance in, hand;
+    pcq_value v1, v2;
+    uint32_t stale[4], k;
+    int fn;
+    memset(&hdr, 0, sizeof hdr);
+    pcq_writer_init(&w, buf, sizeof buf);
+    pcq_begin_data(&w, &hdr);
+    pcq_begin_block(&w, PCQ_PERF_COUNTERSET, 0, ids, 2);
+    pcq_put_data_instance(&w, 1, name, u16a("cpu0", name));
+    pcq_put_value_u32(&w, 100);
+    pcq_put_value_u64(&w, 200);
+    pcq_end_block(&w);
+    if (!TL_CHECK(written_canonical(&w, buf, &len, &d), "a canonical set of one instance")) return;
+    copy = (uint8_t *)malloc(len);
+    if (!TL_CHECK(copy != NULL, "%zu bytes", len)) return;
+    memcpy(copy, buf, len);
+    if (!TL_CHECK(pcq_decode_data(copy, len, NULL, &d, NULL) == PCQ_OK && (d.flags & PCQ_DATA_CANONICAL_) &&
+                      (pcq_data_blocks(&d, &it), pcq_blocks_next(&it, &b) == 1) &&
+                      (pcq_block_instances(&d, &b, &it), pcq_instances_of_block_next(&it, &in) == 1),
+                  "the copy: decode, its block and instance")) {
+        free(copy);
+        return;
+    }
+    pcq_instance_values(&d, &in, &it);
+    TL_CHECK(pcq_values_next(&it, &v1) == 1 && pcq_values_next(&it, &v2) == 1 && v1.counter_id == 5 &&
+                 v2.counter_id == 6,
+             "as the iterator made it: ids %u %u", v1.counter_id, v2.counter_id);
+    stale[0] = 0xFFFFFFF0u;
+    stale[1] = (uint32_t)len - 4;
+    stale[2] = (uint32_t)len;
+    stale[3] = 0;
+    for (k = 0; k < 4; k++)
+        for (fn = 0; fn < 2; fn++) {
+            hand = in;
+            hand.ids_at = stale[k];
+            pcq_instance_values(&d, &hand, &it);
+            memset(&v1, 0xA5, sizeof v1);
+            memset(&v2, 0xA5, sizeof v2);
+            TL_CHECK((fn ? (pcq_values_next)(&it, &v1) : pcq_values_next(&it, &v1)) == 1 &&
+                         (fn ? (pcq_values_next)(&it, &v2) : pcq_values_next(&it, &v2)) == 1 &&
+                         v1.u64 == 100 && v2.u64 == 200 && v1.counter_id == 0 && v2.counter_id == 0,
+                     "ids_at %u (%s): values %llu %llu, ids %u %u", stale[k], fn ? "the function" : "inline",
+                     (unsigned long long)v1.u64, (unsigned long long)v2.u64, v1.counter_id, v2.counter_id);
+        }
+    free(copy);
+}
+
 /* Decoders with no out-parameter, the batch accessor, small helpers. */
 static void test_small_things(void)
 {
@@ -1594,6 +1657,7 @@ int main(void)
     test_canonical_names();
     test_canonical_values();
     test_canonical_block_bounds();
+    test_stale_ids_at();
     test_small_things();
     test_utf16_to_utf8();
     return tl_finish();
