@@ -984,7 +984,10 @@ PCQ_API int pcq_block_rows_u64(const pcq_data *d, const pcq_block *b, uint64_t *
 /* PCQ_NONNULL_(p): tells the compiler that p, a pointer into a buffer the
  * caller gave, is not NULL, so that a later test of it (the name's, in
  * pcq_utf16_to_utf8_fast_) is dropped where the two meet inline. Only for
- * what is true by construction. */
+ * what is true by construction (an instance's name is b + at + 8 on every
+ * path: fz_walk and fz_props check it). Every path that returns an instance
+ * says so: the name reaches the caller's loop from all of them, and with
+ * the fast step's alone (tried on 0c33d69) the test stayed. */
 #if defined(__clang__)
 #define PCQ_NONNULL_(p) __builtin_assume((p) != 0)
 #elif defined(__GNUC__)

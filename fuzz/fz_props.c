@@ -1041,6 +1041,10 @@ void fz_prop_iterators_unvalidated(pcq_kind kind, const uint8_t *buf, size_t len
         for (k = 0; (r2 = pcq_instances_of_block_next(&ii, &di)) == 1; k++) {
             FZ_CHECK(k <= len / 10, "more instances than bytes");
             fp_in("instance name", buf, len, di.name.ptr, di.name.len);
+            /* even an empty name points into the input: the header's steps tell the
+             * compiler so (PCQ_NONNULL_), the function's results included */
+            FZ_CHECK(di.name.ptr == buf + di.offset + 8, "instance at %zu: its name not after its header",
+                     di.offset);
             pcq_instance_values(&d, &di, &vi);
             fp_values_any(buf, len, &vi);
         }
