@@ -1931,7 +1931,9 @@ PCQ_INLINE_ uint64_t pcq_copy_name_ends_(uint8_t *dst, const uint8_t *src, size_
 PCQ_INLINE_ int pcq_put_instance_inline_(pcq_writer *w, uint32_t instance_id, const uint8_t *name16,
                                          size_t nbytes)
 {
-    if (w && w->fast_inst && !(w->fast | w->rest) && name16 && nbytes - 8 <= 24 && !(nbytes & 1)) {
+    size_t h = nbytes - 8; /* 0 to 24 and even: h rotated right by one is at most 12 (an odd h's low bit
+                            * goes to the top), one compare for both */
+    if (w && w->fast_inst && !(w->fast | w->rest) && name16 && (h >> 1 | h << (8 * sizeof h - 1)) <= 12) {
         size_t size = (8 + nbytes + 2 + 7) & ~(size_t)7, room = w->cap - w->len; /* fast_inst: len <= cap */
         uint8_t *p = w->dst + w->len;
         if (size <= room && w->want_values <= (room - size) / 16) {
@@ -1940,8 +1942,7 @@ PCQ_INLINE_ int pcq_put_instance_inline_(pcq_writer *w, uint32_t instance_id, co
                 pcq_st32_(p, (uint32_t)size);
                 pcq_st32_(p + 4, instance_id);
                 w->len += size;
-                w->ninstances++;
-                w->fast_inst = w->ninstances < PCQ_MAX_INSTANCES;
+                if (++w->ninstances >= PCQ_MAX_INSTANCES) w->fast_inst = 0; /* it was 1 */
                 w->fast = w->want_values; /* all of them fit: rest stays 0 */
                 return 1;
             }
