@@ -4186,7 +4186,8 @@ static int wr_fail(pcq_writer *w, int code)
 {
     if (w->err == PCQ_OK) w->err = code;
     w->rest += w->fast;
-    w->fast = w->fast_inst = 0;
+    w->fast = 0;
+    w->inst_lim = 0;
     return w->err;
 }
 
@@ -4847,7 +4848,7 @@ static PCQ_INLINE uint64_t wr_short_name(const uint8_t *src, size_t n)
 }
 
 /* The common case of an instance, for pcq_put_data_instance and _u64: the
- * writer wants one now (w->fast_inst, and the open unit has its values), a
+ * writer wants one now (w->inst_lim, and the open unit has its values), a
  * name that fits dst with room for its n values (n 0: they come later,
  * through w->fast; else all of them, n == w->want_values), no U+0000 in the
  * name. 1 when it was stored with its values; -1 when a size was not 4 or
@@ -4860,11 +4861,12 @@ static PCQ_INLINE int wr_fast_instance(pcq_writer *w, uint32_t instance_id, cons
     size_t size, room;
     uint64_t x;
     uint8_t *p;
-    /* fast_inst, and the open unit has its values (fast and rest 0) */
-    if (!w || !w->fast_inst || (w->fast | w->rest) || !name16 || nbytes > 0x7FFFFFF0u || (nbytes & 1))
+    /* inst_lim, the open unit has its values (fast and rest 0), below the limit */
+    if (!w || !w->inst_lim || (w->fast | w->rest) || w->ninstances >= PCQ_MAX_INSTANCES || !name16 ||
+        nbytes > 0x7FFFFFF0u || (nbytes & 1))
         return 0;
     size = (INSTANCE_HEADER_SIZE + nbytes + NUL16_SIZE + 7) & ~(size_t)7;
-    room = w->cap - w->len; /* w->fast_inst: dst, and len <= cap */
+    room = w->cap - w->len; /* w->inst_lim: dst, and len <= cap */
     if (size > room || n > (room - size) / WR_MIN_VALUE_AREA) return 0;
     p = w->dst + w->len;
     if (nbytes < 8) { /* no call (a check and a copy): a function that makes none saves no registers */
@@ -4882,7 +4884,6 @@ static PCQ_INLINE int wr_fast_instance(pcq_writer *w, uint32_t instance_id, cons
     /* what wr_sync would say, from what is known here: n 0, its values come
      * next; else it is complete (n > 0 is all its values, the caller's test,
      * or it wants none) */
-    w->fast_inst = w->ninstances < PCQ_MAX_INSTANCES;
     if (n == 0 && w->want_values > 0) {
         room = (room - size) / WR_MIN_VALUE_AREA;
         w->fast = w->want_values < room ? w->want_values : (uint32_t)room;
@@ -4968,6 +4969,14 @@ int pcq_put_value(pcq_writer *w, const uint8_t *bytes, uint32_t data_size)
 }
 
 
+/* Where an instance may end so that dst holds the want_values records after
+ * it (0: nowhere; an instance takes 16 bytes or more). */
+static size_t wr_inst_lim(const pcq_writer *w)
+{
+    uint64_t v = (uint64_t)w->want_values * WR_MIN_VALUE_AREA; /* below 2^36 */
+    return v < w->cap ? w->cap - (size_t)v : 0;
+}
+
 /* w->fast: how many value records the open block or instance still wants
  * that fit the caller's buffer, 0 unless the writer is in a block with no
  * error. While it is positive a value is stored with no other check (the
@@ -4977,11 +4986,12 @@ static void wr_sync(pcq_writer *w)
     size_t room;
     w->rest += w->fast; /* the values the unit wants, all in rest until fast is set again */
     w->fast = 0;
-    w->fast_inst = 0;
+    w->inst_lim = 0;
     if (w->err != PCQ_OK || w->state != WR_BLOCK || !w->dst || w->len > w->cap) return;
     /* an instance may come once the unit has its values (the header's fast
-     * path stores the last one and calls nothing, so it is said now) */
-    w->fast_inst = wr_block_has_instances(w) && w->ninstances < PCQ_MAX_INSTANCES;
+     * path stores the last one and calls nothing, so it is said now); the
+     * fast paths test the instance limit themselves */
+    if (wr_block_has_instances(w)) w->inst_lim = wr_inst_lim(w);
     if (wr_unit_complete(w)) return;
     room = (w->cap - w->len) / WR_MIN_VALUE_AREA;
     w->fast = room < w->rest ? (uint32_t)room : w->rest;
@@ -4989,7 +4999,7 @@ static void wr_sync(pcq_writer *w)
 }
 
 /* w->fast ran out: when the unit has all its values, nothing changes (an
- * instance block's fast_inst was set with the fast path); else wr_sync
+ * instance block's inst_lim was set with the fast path); else wr_sync
  * finds room for the rest. */
 static PCQ_INLINE void wr_fast_done(pcq_writer *w)
 {
@@ -5087,7 +5097,7 @@ int pcq_put_data_instance_u64(pcq_writer *w, uint32_t instance_id, const uint8_t
  * rules: a name of whole units with no U+0000, room in dst), with the
  * writer's fields in locals: the stores are bytes, which may alias *w, so a
  * loop on w would load them again after each (out of line: the loop has the
- * registers to itself). The writer wants an instance (w->fast_inst), n ==
+ * registers to itself). The writer wants an instance (w->inst_lim), n ==
  * w->want_values > 0, every size is 4 or 8 (the caller checked them once).
  * Returns how many were stored; the caller sends the next one through the
  * checked call, which says what is wrong. It writes wr_fast_instance's name
@@ -5142,7 +5152,6 @@ static PCQ_NOINLINE uint32_t wr_fast_instances(pcq_writer *w, const pcq_instance
         w->len = w->cap - room;
         w->ninstances += (uint32_t)(at - inst);
         w->fast = w->rest = 0;
-        w->fast_inst = w->ninstances < PCQ_MAX_INSTANCES;
     }
     return (uint32_t)(at - inst);
 }
@@ -5163,7 +5172,7 @@ int pcq_put_data_instances_u64(pcq_writer *w, const pcq_instance *inst, uint32_t
         /* values of instance i: n a row (values NULL only with n 0, which
          * the checked call takes and judges) */
         const uint64_t *v = values != NULL ? values + (size_t)i * n : NULL;
-        if (v != NULL && !bad && n > 0 && n == w->want_values && w->fast_inst && !(w->fast | w->rest))
+        if (v != NULL && !bad && n > 0 && n == w->want_values && w->inst_lim && !(w->fast | w->rest))
             i += wr_fast_instances(w, inst + i, ninst - i, v, sizes, n);
         if (i == ninst) break;
         v = values != NULL ? values + (size_t)i * n : NULL; /* the first the fast loop left */

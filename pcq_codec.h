@@ -1749,7 +1749,10 @@ typedef struct pcq_writer {
      * open unit still wants rest + fast values, so a record on the fast path
      * counts itself by fast alone */
     uint32_t fast;
-    uint32_t fast_inst; /* private: an instance may be stored (if it fits) once fast and rest are 0 */
+    /* private: once fast and rest are 0, below PCQ_MAX_INSTANCES, an instance
+     * may be stored on the fast path if it ends at or below inst_lim (cap less
+     * the room of its values; 0: none may) */
+    size_t inst_lim;
 } pcq_writer;
 
 /* Starts a writer on dst (cap bytes; dst NULL: a sizing pass). */
@@ -1921,9 +1924,11 @@ PCQ_INLINE_ uint64_t pcq_copy_name_ends_(uint8_t *dst, const uint8_t *src, size_
 
 /* The writer's per-instance fast path, as the value's: an instance whose
  * name is 8 to 32 bytes (4 to 16 units: most names; no U+0000) when the
- * writer wants one (w->fast_inst, the open unit complete: fast and rest 0)
- * and dst has room for it and all its values, which w->fast then vouches
- * for. Its Size, InstanceId, name and zero NUL and padding (Figures 8, 9,
+ * writer wants one (the open unit complete: fast and rest 0; fewer than
+ * PCQ_MAX_INSTANCES in the block) and it ends at
+ * or below w->inst_lim, so that dst has room for it and all its values,
+ * which w->fast then vouches for (inst_lim 0: the writer wants none, or
+ * none fits; one subtract, whose borrow also refuses len > inst_lim). Its Size, InstanceId, name and zero NUL and padding (Figures 8, 9,
  * §2.2.4.6) are stored: 1. Else 0, nothing appended, for the function,
  * which says what is wrong (a name with a U+0000) or stores it otherwise.
  * The call and its saved registers cost ~20 of ~110 instructions a 48-byte
@@ -1933,16 +1938,16 @@ PCQ_INLINE_ int pcq_put_instance_inline_(pcq_writer *w, uint32_t instance_id, co
 {
     size_t h = nbytes - 8; /* 0 to 24 and even: h rotated right by one is at most 12 (an odd h's low bit
                             * goes to the top), one compare for both */
-    if (w && w->fast_inst && !(w->fast | w->rest) && name16 && (h >> 1 | h << (8 * sizeof h - 1)) <= 12) {
-        size_t size = (8 + nbytes + 2 + 7) & ~(size_t)7, room = w->cap - w->len; /* fast_inst: len <= cap */
-        uint8_t *p = w->dst + w->len;
-        if (size <= room && w->want_values <= (room - size) / 16) {
+    if (w && !(w->fast | w->rest) && w->ninstances < PCQ_MAX_INSTANCES && name16 &&
+        (h >> 1 | h << (8 * sizeof h - 1)) <= 12) {
+        size_t size = (8 + nbytes + 2 + 7) & ~(size_t)7, len = w->len, lim = w->inst_lim;
+        uint8_t *p = w->dst + len; /* used only when inst_lim is not 0: dst is not NULL */
+        if (len <= lim && size <= lim - len) {
             pcq_st64_(p + size - 8, 0); /* the NUL and the padding: the name's last 8 bytes */
             if (!pcq_copy_name_ends_(p + 8, name16, nbytes)) {
-                pcq_st32_(p, (uint32_t)size);
-                pcq_st32_(p + 4, instance_id);
+                pcq_st64_(p, size | (uint64_t)instance_id << 32); /* Size, InstanceId */
                 w->len += size;
-                if (++w->ninstances >= PCQ_MAX_INSTANCES) w->fast_inst = 0; /* it was 1 */
+                w->ninstances++;
                 w->fast = w->want_values; /* all of them fit: rest stays 0 */
                 return 1;
             }
