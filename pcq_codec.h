@@ -1897,7 +1897,7 @@ PCQ_INLINE_ uint64_t pcq_copy_name_ends_(uint8_t *dst, const uint8_t *src, size_
 {
     uint64_t x, y, u, v;
 #if PCQ_SSE2_
-    if (n >= 16) {
+    if (PCQ_LIKELY_(n >= 16)) {
         __m128i a = pcq_load16_(src), b = pcq_load16_(src + n - 16);
         _mm_storeu_si128((__m128i *)(void *)dst, a);
         _mm_storeu_si128((__m128i *)(void *)(dst + n - 16), b);
@@ -1944,7 +1944,7 @@ PCQ_INLINE_ int pcq_put_instance_inline_(pcq_writer *w, uint32_t instance_id, co
         uint8_t *p = w->dst + len; /* used only when inst_lim is not 0: dst is not NULL */
         if (len <= lim && size <= lim - len) {
             pcq_st64_(p + size - 8, 0); /* the NUL and the padding: the name's last 8 bytes */
-            if (!pcq_copy_name_ends_(p + 8, name16, nbytes)) {
+            if (PCQ_LIKELY_(!pcq_copy_name_ends_(p + 8, name16, nbytes))) {
                 pcq_st64_(p, size | (uint64_t)instance_id << 32); /* Size, InstanceId */
                 w->len += size;
                 w->ninstances++;
