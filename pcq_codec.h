@@ -1941,8 +1941,8 @@ PCQ_INLINE_ int pcq_put_instance_inline_(pcq_writer *w, uint32_t instance_id, co
     if (w && !(w->fast | w->rest) && w->ninstances < PCQ_MAX_INSTANCES && name16 &&
         (h >> 1 | h << (8 * sizeof h - 1)) <= 12) {
         size_t size = (8 + nbytes + 2 + 7) & ~(size_t)7, len = w->len, lim = w->inst_lim;
-        uint8_t *p = w->dst + len; /* used only when inst_lim is not 0: dst is not NULL */
         if (len <= lim && size <= lim - len) {
+            uint8_t *p = w->dst + len;  /* inst_lim is not 0: dst is not NULL (a sizing pass's is) */
             pcq_st64_(p + size - 8, 0); /* the NUL and the padding: the name's last 8 bytes */
             if (PCQ_LIKELY_(!pcq_copy_name_ends_(p + 8, name16, nbytes))) {
                 pcq_st64_(p, size | (uint64_t)instance_id << 32); /* Size, InstanceId */
