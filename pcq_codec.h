@@ -1925,14 +1925,14 @@ PCQ_INLINE_ uint64_t pcq_copy_name_ends_(uint8_t *dst, const uint8_t *src, size_
 /* The writer's per-instance fast path, as the value's: an instance whose
  * name is 8 to 32 bytes (4 to 16 units: most names; no U+0000) when the
  * writer wants one (the open unit complete: fast and rest 0; fewer than
- * PCQ_MAX_INSTANCES in the block) and it ends at
- * or below w->inst_lim, so that dst has room for it and all its values,
- * which w->fast then vouches for (inst_lim 0: the writer wants none, or
- * none fits; one subtract, whose borrow also refuses len > inst_lim). Its Size, InstanceId, name and zero NUL and padding (Figures 8, 9,
- * §2.2.4.6) are stored: 1. Else 0, nothing appended, for the function,
- * which says what is wrong (a name with a U+0000) or stores it otherwise.
- * The call and its saved registers cost ~20 of ~110 instructions a 48-byte
- * instance. */
+ * PCQ_MAX_INSTANCES in the block) and it ends at or below w->inst_lim, so
+ * that dst has room for it and all its values, which w->fast then vouches
+ * for (inst_lim 0: the writer wants none, or none fits; one subtract, whose
+ * borrow also refuses len > inst_lim). Its Size, InstanceId, name and zero
+ * NUL and padding (Figures 8, 9, §2.2.4.6) are stored: 1. Else 0, nothing
+ * appended, for the function, which says what is wrong (a name with a
+ * U+0000) or stores it otherwise. The call and its saved registers cost
+ * ~20 of ~110 instructions a 48-byte instance. */
 PCQ_INLINE_ int pcq_put_instance_inline_(pcq_writer *w, uint32_t instance_id, const uint8_t *name16,
                                          size_t nbytes)
 {
