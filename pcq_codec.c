@@ -4970,11 +4970,25 @@ int pcq_put_value(pcq_writer *w, const uint8_t *bytes, uint32_t data_size)
 
 
 /* Where an instance may end so that dst holds the want_values records after
- * it (0: nowhere; an instance takes 16 bytes or more). */
+ * it, and the block stays within PCQ_MAX_INSTANCES (0: nowhere). len <= cap
+ * here (wr_sync's test).
+ * - The instance limit in bytes: until the next wr_sync, each instance
+ *   stored adds one to ninstances and 16 bytes or more to len (values only
+ *   add bytes). So one that ends at or below len + 16 x (the instances left
+ *   now) has fewer than that many before it: the header's inline step needs
+ *   no count test. Where this bites first (past 256 MiB with the default
+ *   limit), the checked call stores the instance and sets it again.
+ * - 0 when cap is within 64 of SIZE_MAX (no real buffer), so that the
+ *   inline step's len + size cannot wrap (len <= cap, size < 64). */
 static size_t wr_inst_lim(const pcq_writer *w)
 {
-    uint64_t v = (uint64_t)w->want_values * WR_MIN_VALUE_AREA; /* below 2^36 */
-    return v < w->cap ? w->cap - (size_t)v : 0;
+    uint64_t v = (uint64_t)w->want_values * WR_MIN_VALUE_AREA;                         /* below 2^36 */
+    uint64_t left = (uint64_t)(PCQ_MAX_INSTANCES - w->ninstances) * WR_MIN_VALUE_AREA; /* below 2^35 */
+    size_t lim;
+    if (v >= w->cap || w->cap > SIZE_MAX - 64) return 0;
+    lim = w->cap - (size_t)v;
+    if (lim > w->len && left < lim - w->len) lim = w->len + (size_t)left;
+    return lim;
 }
 
 /* w->fast: how many value records the open block or instance still wants

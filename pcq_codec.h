@@ -1749,9 +1749,9 @@ typedef struct pcq_writer {
      * open unit still wants rest + fast values, so a record on the fast path
      * counts itself by fast alone */
     uint32_t fast;
-    /* private: once fast and rest are 0, below PCQ_MAX_INSTANCES, an instance
-     * may be stored on the fast path if it ends at or below inst_lim (cap less
-     * the room of its values; 0: none may) */
+    /* private: once fast and rest are 0, an instance may be stored on the
+     * fast path if it ends at or below inst_lim (cap less the room of its
+     * values, and within PCQ_MAX_INSTANCES; 0: none may) */
     size_t inst_lim;
 } pcq_writer;
 
@@ -1924,31 +1924,37 @@ PCQ_INLINE_ uint64_t pcq_copy_name_ends_(uint8_t *dst, const uint8_t *src, size_
 
 /* The writer's per-instance fast path, as the value's: an instance whose
  * name is 8 to 32 bytes (4 to 16 units: most names; no U+0000) when the
- * writer wants one (the open unit complete: fast and rest 0; fewer than
- * PCQ_MAX_INSTANCES in the block) and it ends at or below w->inst_lim, so
- * that dst has room for it and all its values, which w->fast then vouches
- * for (inst_lim 0: the writer wants none, or none fits; one subtract, whose
- * borrow also refuses len > inst_lim). Its Size, InstanceId, name and zero
- * NUL and padding (Figures 8, 9, §2.2.4.6) are stored: 1. Else 0, nothing
- * appended, for the function, which says what is wrong (a name with a
- * U+0000) or stores it otherwise. The call and its saved registers cost
- * ~20 of ~110 instructions a 48-byte instance. */
+ * writer wants one (the open unit complete: fast and rest 0) and it ends at
+ * or below w->inst_lim, so that dst has room for it and all its values,
+ * which w->fast then vouches for, and the block stays within
+ * PCQ_MAX_INSTANCES (pcq_codec.c's wr_inst_lim; 0: the writer wants none,
+ * or none fits; len + size cannot wrap). Its Size, InstanceId, name and
+ * zero NUL and padding (Figures 8, 9, §2.2.4.6) are stored, and with value
+ * not NULL (a block of one value, want_values 1) its record of vsize bytes
+ * (4 or 8) too: 1. Else 0, nothing appended, for the function, which says
+ * what is wrong (a name with a U+0000) or stores it otherwise. The call
+ * and its saved registers cost ~20 of ~110 instructions a 48-byte instance. */
 PCQ_INLINE_ int pcq_put_instance_inline_(pcq_writer *w, uint32_t instance_id, const uint8_t *name16,
-                                         size_t nbytes)
+                                         size_t nbytes, const uint64_t *value, uint32_t vsize)
 {
     size_t h = nbytes - 8; /* 0 to 24 and even: h rotated right by one is at most 12 (an odd h's low bit
                             * goes to the top), one compare for both */
-    if (w && !(w->fast | w->rest) && w->ninstances < PCQ_MAX_INSTANCES && name16 &&
-        (h >> 1 | h << (8 * sizeof h - 1)) <= 12) {
-        size_t size = (8 + nbytes + 2 + 7) & ~(size_t)7, len = w->len, lim = w->inst_lim;
-        if (len <= lim && size <= lim - len) {
+    if (w && !(w->fast | w->rest) && name16 && (h >> 1 | h << (8 * sizeof h - 1)) <= 12) {
+        size_t size = (8 + nbytes + 2 + 7) & ~(size_t)7, len = w->len;
+        if (len + size <= w->inst_lim) {
             uint8_t *p = w->dst + len;  /* inst_lim is not 0: dst is not NULL (a sizing pass's is) */
             pcq_st64_(p + size - 8, 0); /* the NUL and the padding: the name's last 8 bytes */
             if (PCQ_LIKELY_(!pcq_copy_name_ends_(p + 8, name16, nbytes))) {
                 pcq_st64_(p, size | (uint64_t)instance_id << 32); /* Size, InstanceId */
-                w->len += size;
                 w->ninstances++;
-                w->fast = w->want_values; /* all of them fit: rest stays 0 */
+                if (value) { /* its record: dwDataSize, dwSize 16, the value and its zero padding */
+                    pcq_st64_(p + size, vsize | (uint64_t)16 << 32);
+                    pcq_st64_(p + size + 8, vsize == 4 ? (uint32_t)*value : *value);
+                    w->len = len + size + 16; /* the unit is complete: fast stays 0 */
+                } else {
+                    w->len = len + size;
+                    w->fast = w->want_values; /* all of them fit: rest stays 0 */
+                }
                 return 1;
             }
         }
@@ -1959,22 +1965,22 @@ PCQ_INLINE_ int pcq_put_instance_inline_(pcq_writer *w, uint32_t instance_id, co
 PCQ_INLINE_ int pcq_put_data_instance_fast_(pcq_writer *w, uint32_t instance_id, const uint8_t *name16,
                                             size_t nbytes)
 {
-    if (pcq_put_instance_inline_(w, instance_id, name16, nbytes)) return 0;
+    if (pcq_put_instance_inline_(w, instance_id, name16, nbytes, NULL, 0)) return 0;
     return pcq_put_data_instance(w, instance_id, name16, nbytes);
 }
 
 /* A whole instance a call: one of one value (a type 4 block's, where the
- * call costs the most a byte) inline, its size checked first, so that a bad
- * one appends nothing, as in the function; more values through the
- * function, whose call they share. */
+ * call costs the most a byte) inline, its size checked first (4 or 8: 4 or
+ * 8 less 4 has no bit but 4's), so that a bad one appends nothing, as in the
+ * function; more values through the function, whose call they share. */
 PCQ_INLINE_ int pcq_put_data_instance_u64_fast_(pcq_writer *w, uint32_t instance_id, const uint8_t *name16,
                                                 size_t nbytes, const uint64_t *values, const uint8_t *sizes,
                                                 uint32_t n)
 {
     uint32_t size = 0; /* set in the test below, before it is read */
-    if (n == 1 && values && ((size = sizes ? sizes[0] : 8u) == 4 || size == 8) && w && w->want_values == 1 &&
-        pcq_put_instance_inline_(w, instance_id, name16, nbytes))
-        return pcq_put_value_fast_(w, size == 4 ? (uint32_t)values[0] : values[0], size);
+    if (n == 1 && values && (((size = sizes ? sizes[0] : 8u) - 4u) & ~4u) == 0 && w && w->want_values == 1 &&
+        pcq_put_instance_inline_(w, instance_id, name16, nbytes, values, size))
+        return 0;
     return pcq_put_data_instance_u64(w, instance_id, name16, nbytes, values, sizes, n);
 }
 

@@ -2127,7 +2127,9 @@ static void test_limits(void)
         /* dwInstances: PCQ_MAX_INSTANCES instances, then PCQ_ERR_LIMIT, an
          * instance a call, all in one (which stores as many first), or an
          * instance and its value a call each, the instance by the header's
-         * inline step (a name of 8 bytes) */
+         * inline step (a name of 8 bytes), or an instance of one value a
+         * call by the inline step that stores both (the limit is in
+         * inst_lim's bytes there: wr_inst_lim) */
         static uint8_t buf[48 + 32 + 68 * 40];
         static const uint64_t v[PCQ_MAX_INSTANCES + 2];
         static const uint8_t a16[8] = {0x61, 0, 0x62, 0, 0x63, 0, 0x64, 0};
@@ -2138,12 +2140,13 @@ static void test_limits(void)
             inst[i].name.ptr = a16;
             inst[i].name.len = 2;
         }
-        for (block = 0; block < 3; block++) {
+        for (block = 0; block < 4; block++) {
             pcq_writer_init(&w, buf, sizeof buf);
             block4(&w);
             rc = PCQ_OK;
             for (i = 0; block != 1 && i < PCQ_MAX_INSTANCES + 2 && rc == PCQ_OK; i++) {
                 if (block == 0) rc = pcq_put_data_instance_u64(&w, i, a16, 2, v, NULL, 1);
+                if (block == 3) rc = pcq_put_data_instance_u64(&w, i, a16, 8, v, NULL, 1);
                 if (block == 2 && (rc = pcq_put_data_instance(&w, i, a16, 8)) == PCQ_OK)
                     rc = pcq_put_value_u32(&w, i);
             }
