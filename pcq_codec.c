@@ -4987,7 +4987,7 @@ static size_t wr_inst_lim(const pcq_writer *w)
     size_t lim;
     if (v >= w->cap || w->cap > SIZE_MAX - 64) return 0;
     lim = w->cap - (size_t)v;
-    if (lim > w->len && left < lim - w->len) lim = w->len + (size_t)left;
+    if (left < lim && lim - left > w->len) lim = w->len + (size_t)left; /* binds: len + left < lim */
     return lim;
 }
 
