@@ -4979,8 +4979,10 @@ int pcq_put_value(pcq_writer *w, const uint8_t *bytes, uint32_t data_size)
  *   no count test. Where this bites first (past 256 MiB with the default
  *   limit), the checked call stores the instance and sets it again.
  * - 0 when cap is within 64 of SIZE_MAX (no real buffer), so that the
- *   inline step's len + size cannot wrap (len <= cap, size < 64). */
-static size_t wr_inst_lim(const pcq_writer *w)
+ *   inline step's len + size cannot wrap (len <= cap, size < 64).
+ * Out of line: inlined, it made wr_sync too long for clang 14 to inline,
+ * and every block paid a call (the batch writer on multi 1.37 -> 1.43). */
+static PCQ_NOINLINE size_t wr_inst_lim(const pcq_writer *w)
 {
     uint64_t v = (uint64_t)w->want_values * WR_MIN_VALUE_AREA;                         /* below 2^36 */
     uint64_t left = (uint64_t)(PCQ_MAX_INSTANCES - w->ninstances) * WR_MIN_VALUE_AREA; /* below 2^35 */
