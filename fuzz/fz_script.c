@@ -75,6 +75,26 @@ static void script_instances(fz_src *s, pcq_writer *w, fz_rec *rec, uint32_t n, 
     pcq_put_data_instances_u64(w, inst, n, values, per ? sizes : NULL, per);
 }
 
+/* An instance and its per values (4 or 8 bytes each) in one
+ * pcq_put_data_instance_u64: the header's macro, whose inline step stores
+ * an instance of one value whole. */
+static void script_instance_u64(fz_src *s, pcq_writer *w, fz_rec *rec, uint32_t id, const uint8_t *name,
+                                size_t n, uint32_t per)
+{
+    uint8_t sizes[6], bytes[8];
+    uint64_t values[6];
+    uint32_t j, k;
+    fz_rec_u(rec, id);
+    fz_rec_bytes(rec, name, n);
+    for (j = 0; j < per; j++) {
+        sizes[j] = fz_u8(s) % 2 ? 4 : 8;
+        values[j] = fz_u64(s);
+        for (k = 0; k < sizes[j]; k++) bytes[k] = (uint8_t)(values[j] >> (8 * k));
+        fz_rec_bytes(rec, bytes, sizes[j]);
+    }
+    pcq_put_data_instance_u64(w, id, name, n, values, sizes, per);
+}
+
 /* One value: u32, u64 or raw bytes of 0..20. */
 static void script_value(fz_src *s, pcq_writer *w, fz_rec *rec)
 {
@@ -152,6 +172,10 @@ static void script_data(fz_src *s, pcq_writer *w, fz_rec *rec)
                 uint8_t name[FZ_MAX_NAME];
                 uint32_t id = fz_u32(s);
                 size_t n = script_name(s, name);
+                if (id & 1) { /* the instance and its values a call */
+                    script_instance_u64(s, w, rec, id, name, n, per);
+                    continue;
+                }
                 pcq_put_data_instance(w, id, name, n);
                 fz_rec_u(rec, id);
                 fz_rec_bytes(rec, name, n);
