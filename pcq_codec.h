@@ -1861,11 +1861,17 @@ PCQ_INLINE_ void pcq_st64_(uint8_t *p, uint64_t v)
 }
 #endif
 
+/* The 16-byte record of a value of data_size bytes (4 or 8; v holds no
+ * more) at p: dwDataSize, dwSize 16, the value and its zero padding. */
+PCQ_INLINE_ void pcq_st_record_(uint8_t *p, uint64_t v, uint32_t data_size)
+{
+    pcq_st64_(p, data_size | (uint64_t)16 << 32);
+    pcq_st64_(p + 8, v);
+}
+
 PCQ_INLINE_ int pcq_put_value_fast_(pcq_writer *w, uint64_t v, uint32_t data_size)
 {
-    uint8_t *p = w->dst + w->len;
-    pcq_st64_(p, data_size | (uint64_t)16 << 32); /* dwDataSize, dwSize 16 */
-    pcq_st64_(p + 8, v);                          /* the value and its zero padding */
+    pcq_st_record_(w->dst + w->len, v, data_size);
     w->len += 16;
     w->fast--; /* the unit's count too: it wants rest + fast values */
     return 0;
@@ -1947,9 +1953,8 @@ PCQ_INLINE_ int pcq_put_instance_inline_(pcq_writer *w, uint32_t instance_id, co
             if (PCQ_LIKELY_(!pcq_copy_name_ends_(p + 8, name16, nbytes))) {
                 pcq_st64_(p, size | (uint64_t)instance_id << 32); /* Size, InstanceId */
                 w->ninstances++;
-                if (value) { /* its record: dwDataSize, dwSize 16, the value and its zero padding */
-                    pcq_st64_(p + size, vsize | (uint64_t)16 << 32);
-                    pcq_st64_(p + size + 8, vsize == 4 ? (uint32_t)*value : *value);
+                if (value) { /* its record */
+                    pcq_st_record_(p + size, vsize == 4 ? (uint32_t)*value : *value, vsize);
                     w->len = len + size + 16; /* the unit is complete: fast stays 0 */
                 } else {
                     w->len = len + size;
