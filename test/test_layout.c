@@ -752,6 +752,71 @@ static void test_lean_steps(void)
     }
 }
 
+/* Blocks of no instance in a buffer that is not canonical get an instances
+ * iterator that ends at once without the checking calls (the header's
+ * pcq_block_no_instances_): it must end where the function's ends, and
+ * every block the function would fault must still be faulted, with the same
+ * error at the same offset, through the header's step. Hand-made: a data
+ * header, a type 4 block of 24 bytes with Reserved 1 (a diagnostic: not
+ * canonical), a type 6 block of 32 bytes of no counter and no instance, a
+ * type 4 block of 31 bytes (7 unused bytes: fewer than 8, D6). Then each
+ * block forged as a caller could: 8 unused bytes, an end past the input (3
+ * bytes after its body too), a body after its end, an instance listed. */
+static void test_empty_instance_lists(void)
+{
+    static uint8_t buf[48 + 24 + 32 + 31];
+    size_t len = sizeof buf, k, m, i;
+    pcq_data d;
+    pcq_iter blocks, it;
+    pcq_block b[3], f;
+    pcq_data_instance x;
+    int rc[2];
+    memset(buf, 0, len);
+    tl_put32le(buf + 0, (uint32_t)len); /* _PERF_DATA_HEADER.dwTotalSize */
+    tl_put32le(buf + 4, 3);             /* dwNumCounter */
+    tl_put32le(buf + 24, 1000);         /* PerfFreq */
+    tl_put32le(buf + 48 + 4, 4);        /* block 0: dwType PERF_MULTI_INSTANCES */
+    tl_put32le(buf + 48 + 8, 24);       /* dwSize */
+    tl_put32le(buf + 48 + 12, 1);       /* Reserved: MUST be 0 */
+    tl_put32le(buf + 48 + 16, 8);       /* _PERF_MULTI_INSTANCES.dwTotalSize; dwInstances 0 */
+    tl_put32le(buf + 72 + 4, 6);        /* block 1: PERF_COUNTERSET */
+    tl_put32le(buf + 72 + 8, 32);
+    tl_put32le(buf + 72 + 16, 8); /* _PERF_MULTI_COUNTERS.dwSize; dwCounters 0 */
+    tl_put32le(buf + 72 + 24, 8); /* _PERF_MULTI_INSTANCES.dwTotalSize; dwInstances 0 */
+    tl_put32le(buf + 104 + 4, 4); /* block 2: PERF_MULTI_INSTANCES, 7 bytes unused */
+    tl_put32le(buf + 104 + 8, 31);
+    tl_put32le(buf + 104 + 16, 8);
+    if (!TL_CHECK(pcq_decode_data(buf, len, NULL, &d, NULL) == PCQ_OK && !(d.flags & 1u),
+                  "the empty lists decode, not canonical"))
+        return;
+    pcq_data_blocks(&d, &blocks);
+    for (k = 0; k < 3; k++) TL_CHECK(pcq_blocks_next(&blocks, &b[k]) == 1, "block %zu", k);
+    for (k = 0; k < 3; k++) {
+        for (m = 0; m < 6; m++) {
+            f = b[k];
+            if (m == 1) f.body_end = f.body + 8; /* 8 unused bytes: dwTotalSize blamed */
+            if (m == 2) f.body_end = len + 1;    /* past the input */
+            if (m == 3) f.body = f.body_end + 1; /* a body after its end */
+            if (m == 4) {                        /* past the input, 3 bytes after its body */
+                f.body_end = len + 1;
+                f.body = len - 2;
+            }
+            if (m == 5) f.num_instances = 1; /* one where none fits */
+            for (i = 0; i < 2; i++) {
+                memset(&it, 0xA5, sizeof it);
+                if (i)
+                    (pcq_block_instances)(&d, &f, &it);
+                else
+                    pcq_block_instances(&d, &f, &it);
+                rc[i] = pcq_instances_of_block_next(&it, &x);
+                if (rc[i] < 0) rc[i] = rc[i] * 1000 - (int)(it.err.offset % 1000);
+            }
+            TL_CHECK(rc[0] == rc[1] && (m == 0 ? rc[0] == 0 : rc[0] < 0),
+                     "block %zu, change %zu: the header's step %d, the function's %d", k, m, rc[0], rc[1]);
+        }
+    }
+}
+
 /* The blocks of a buffer that is not canonical are read by a lean step
  * first (block_lean, in pcq_codec.c), and the checking step runs only when a
  * rule breaks: after bytes are changed, the blocks iterator must end with
@@ -1651,6 +1716,7 @@ int main(void)
     test_iterator_twins();
     test_lean_steps();
     test_lean_blocks();
+    test_empty_instance_lists();
     test_not_canonical();
     test_columns_wide();
     test_unaligned_instance();
