@@ -1185,6 +1185,18 @@ PCQ_INLINE_ int pcq_value_lean_(pcq_iter *it, pcq_value *out)
     return 1;
 }
 
+/* A values iterator of a buffer that is not canonical at its end, where
+ * the checking step would end it with no error: its count met, its end
+ * inside the input and fewer than 8 bytes after the last value (frame_more's
+ * test). Inline, so that a list of a value or two (a type 1 block's) ends
+ * without the checking call and its copies. */
+#define PCQ_FRAME_COUNTED_ 1u /* pcq_codec.c's FL_COUNTED */
+PCQ_INLINE_ int pcq_values_ended_(const pcq_iter *it)
+{
+    return !it->err.code && !it->f.left && (it->f.flags & PCQ_FRAME_COUNTED_) && it->f.end <= it->len &&
+           it->f.end - it->f.pos < 8;
+}
+
 PCQ_INLINE_ int pcq_values_next_fast_(pcq_iter *it, pcq_value *out)
 {
     if (PCQ_LIKELY_(it->f.left & it->fast)) { /* one test: fast is every bit or none */
@@ -1198,6 +1210,8 @@ PCQ_INLINE_ int pcq_values_next_fast_(pcq_iter *it, pcq_value *out)
         return 0;
     } else if (pcq_value_lean_(it, out)) {
         return 1;
+    } else if (pcq_values_ended_(it)) {
+        return 0;
     } else { /* on copies, so that *it and *out stay in registers on the fast path */
         pcq_iter t = *it;
         pcq_value v;

@@ -817,6 +817,76 @@ static void test_empty_instance_lists(void)
     }
 }
 
+/* A values iterator of a buffer that is not canonical ends inline where the
+ * checking step would end it with no error (the header's pcq_values_ended_):
+ * it must end where the function's ends, and a list the function faults at
+ * its end must still be faulted, with the same error at the same offset,
+ * again at the next call. Hand-made: a data header, a type 1 block of 24 bytes whose value has no
+ * data (dwSize 8: not canonical), a type 2 block of one counter and such a
+ * value (40 bytes), a type 2 block of two values of 12 and 8 bytes (52
+ * bytes, none of them 8-aligned after the first). Then each block forged as a caller could: 8 unused bytes,
+ * an end past the input, a value more listed than there is. */
+static void test_values_end(void)
+{
+    static uint8_t buf[48 + 24 + 40 + 52];
+    size_t len = sizeof buf, k, m, i, n;
+    pcq_data d;
+    pcq_iter blocks, it;
+    pcq_block b[3], f;
+    pcq_value v;
+    int rc[2];
+    memset(buf, 0, len);
+    tl_put32le(buf + 0, (uint32_t)len); /* _PERF_DATA_HEADER.dwTotalSize */
+    tl_put32le(buf + 4, 3);             /* dwNumCounter */
+    tl_put32le(buf + 24, 1000);         /* PerfFreq */
+    tl_put32le(buf + 48 + 4, 1);        /* block 0: PERF_SINGLE_COUNTER */
+    tl_put32le(buf + 48 + 8, 24);
+    tl_put32le(buf + 48 + 20, 8); /* its value: dwDataSize 0, dwSize 8 */
+    tl_put32le(buf + 72 + 4, 2);  /* block 1: PERF_MULTI_COUNTERS, one counter */
+    tl_put32le(buf + 72 + 8, 40);
+    tl_put32le(buf + 72 + 16, 16); /* _PERF_MULTI_COUNTERS.dwSize */
+    tl_put32le(buf + 72 + 20, 1);
+    tl_put32le(buf + 72 + 24, 7); /* counter 7 */
+    tl_put32le(buf + 72 + 36, 8); /* its value: dwSize 8 */
+    tl_put32le(buf + 112 + 4, 2); /* block 2: two counters, 4 bytes unused */
+    tl_put32le(buf + 112 + 8, 52);
+    tl_put32le(buf + 112 + 16, 16);
+    tl_put32le(buf + 112 + 20, 2);
+    tl_put32le(buf + 112 + 24, 7);
+    tl_put32le(buf + 112 + 28, 8);
+    tl_put32le(buf + 112 + 32, 4); /* value 0: dwDataSize 4, dwSize 12 */
+    tl_put32le(buf + 112 + 36, 12);
+    tl_put32le(buf + 112 + 40, 0x11223344u);
+    tl_put32le(buf + 112 + 48, 8); /* value 1: dwSize 8 */
+    if (!TL_CHECK(pcq_decode_data(buf, len, NULL, &d, NULL) == PCQ_OK && !(d.flags & 1u),
+                  "the short lists decode, not canonical"))
+        return;
+    pcq_data_blocks(&d, &blocks);
+    for (k = 0; k < 3; k++) TL_CHECK(pcq_blocks_next(&blocks, &b[k]) == 1, "block %zu", k);
+    for (k = 0; k < 3; k++) {
+        for (m = 0; m < 4; m++) {
+            f = b[k];
+            if (m == 1) f.body_end += 8;                 /* 8 unused bytes: dwSize blamed */
+            if (m == 2) f.body_end = len + 1;            /* past the input */
+            if (m == 3 && f.type == 2) f.num_counters++; /* a value more than there is */
+            if (m == 3 && f.type != 2) continue;
+            for (i = 0; i < 2; i++) {
+                if (i)
+                    (pcq_block_values)(&d, &f, &it);
+                else
+                    pcq_block_values(&d, &f, &it);
+                for (n = 0; (rc[i] = i ? (pcq_values_next)(&it, &v) : pcq_values_next(&it, &v)) == 1; n++)
+                    ;
+                if ((i ? (pcq_values_next)(&it, &v) : pcq_values_next(&it, &v)) != rc[i]) /* sticky */
+                    rc[i] = 99;
+                rc[i] = rc[i] < 0 ? rc[i] * 1000 - (int)(it.err.offset % 1000) : (int)n;
+            }
+            TL_CHECK(rc[0] == rc[1] && (m == 0 ? rc[0] == (k == 2 ? 2 : 1) : rc[0] < 0),
+                     "block %zu, change %zu: the header's step %d, the function's %d", k, m, rc[0], rc[1]);
+        }
+    }
+}
+
 /* The blocks of a buffer that is not canonical are read by a lean step
  * first (block_lean, in pcq_codec.c), and the checking step runs only when a
  * rule breaks: after bytes are changed, the blocks iterator must end with
@@ -1717,6 +1787,7 @@ int main(void)
     test_lean_steps();
     test_lean_blocks();
     test_empty_instance_lists();
+    test_values_end();
     test_not_canonical();
     test_columns_wide();
     test_unaligned_instance();
