@@ -2424,11 +2424,14 @@ static void number_duplicates(pcq_calc_row *rows, size_t n)
     }
     number_hashed(rows, n);
     for (i = 0; i < n; i += len) {
+        uint32_t dup;
         len = group_len(rows, i);
         rows[i].instances_used = 0;
         if (rows[i].has_instance) rows[i].dup_index = (uint32_t)rows[i].is_aggregate; /* its n */
         rows[i].is_aggregate = 0;
-        for (k = 1; rows[i].dup_index != 0 && k < len; k++) rows[i + k].dup_index = rows[i].dup_index;
+        dup =
+            rows[i].dup_index; /* in a local: a store to a row may be to rows[i], for all a compiler knows */
+        for (k = 1; dup != 0 && k < len; k++) rows[i + k].dup_index = dup;
     }
 }
 
