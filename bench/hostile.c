@@ -306,6 +306,29 @@ static int build_tiny_instances(hcase *h, size_t size)
     return 0;
 }
 
+/* An opnum 5 reply of 43-byte _PERF_COUNTER_IDENTIFIERs (§2.2.4.4): an
+ * empty name, a byte of padding not zero, Reserved 1: unaligned after the
+ * first, three diagnostics each, the most a byte (the probe that found
+ * empty-lists: 14.3 Ir/B at most, the kind the table had not held). */
+static int build_identifiers(hcase *h, size_t size)
+{
+    size_t n = size / 43, i;
+    h->alen = n * 43;
+    h->a = (uint8_t *)xmalloc(h->alen);
+    memset(h->a, 0, h->alen);
+    for (i = 0; i < n; i++) {
+        uint8_t *p = h->a + 43 * i;
+        st32(p, 0x12345678u + (uint32_t)i); /* CounterSetGuid.Data1 */
+        st32(p + 20, 43);                   /* Size */
+        st32(p + 24, (uint32_t)i);          /* CounterId, InstanceId, Index */
+        st32(p + 28, (uint32_t)i);
+        st32(p + 32, (uint32_t)i);
+        st32(p + 36, 1); /* Reserved MUST be 0 */
+        p[42] = 0xFF;    /* padding after the NUL MUST be 0 */
+    }
+    return 0;
+}
+
 /* A data header and n blocks of `block` bytes from fill(). */
 /* A zeroed data buffer of `total` bytes, its header filled: dwTotalSize,
  * `nblocks` blocks, PerfFreq 1000; the blocks are the caller's. */
@@ -1234,6 +1257,12 @@ static int iter_kind(hcase *h)
         if ((rc = pcq_decode_instances(h->a, h->alen, NULL, NULL, NULL)) != PCQ_OK) return rc;
         pcq_instances_begin(h->a, h->alen, &it);
         while ((rc = pcq_instances_next(&it, &in)) == 1) sum += in.name.len;
+    } else if (h->kind == PCQ_KIND_IDENTIFIERS) {
+        pcq_iter it;
+        pcq_identifier id;
+        if ((rc = pcq_decode_identifiers(h->a, h->alen, NULL, NULL, NULL)) != PCQ_OK) return rc;
+        pcq_identifiers_begin(h->a, h->alen, &it);
+        while ((rc = pcq_identifiers_next(&it, &id)) == 1) sum += id.counter_id + id.name.len;
     } else {
         pcq_counterset_info csi;
         pcq_counter_reg c;
@@ -1332,6 +1361,8 @@ static hcase cases[] = {
     {.name = "one-padding", .kind = PCQ_KIND_DATA, .modes = READERS, .build = build_one_padding,
      .expect = PCQ_OK, .expect_strict = PCQ_ERR_NONCONFORMANT},
     {.name = "tiny-instances", .kind = PCQ_KIND_INSTANCES, .modes = READERS, .build = build_tiny_instances,
+     .expect = PCQ_OK, .expect_strict = PCQ_ERR_NONCONFORMANT},
+    {.name = "identifiers", .kind = PCQ_KIND_IDENTIFIERS, .modes = READERS, .build = build_identifiers,
      .expect = PCQ_OK, .expect_strict = PCQ_ERR_NONCONFORMANT},
     {.name = "cook-reversed", .kind = PCQ_KIND_DATA, .modes = M_COOK, .build = build_reversed,
      .expect = PCQ_OK, .expect_strict = PCQ_OK},
