@@ -3089,8 +3089,7 @@ static PCQ_NOINLINE int list_pop(pcq_walk *w, pcq_item *it)
 }
 
 /* The next item of a list frame, as walk_step's loop would step it, without
- * that loop's large stack frame; a list's end is popped by list_pop,
- * anything else (a frame pushed) goes on in the loop. */
+ * that loop's large stack frame; a list's end is popped by list_pop. */
 static PCQ_NOINLINE int list_step(pcq_walk *w, frame *f, pcq_item *it)
 {
     rd r;
@@ -3106,8 +3105,10 @@ static PCQ_NOINLINE int list_step(pcq_walk *w, frame *f, pcq_item *it)
         item_cut(w, it);
         return rc;
     }
-    if (rc == STEP_DONE && w->nframes >= 2) return list_pop(w, it); /* f is on top */
-    return walk_step(w, it);
+    /* a list's step yields, ends or fails (only a root or a body pushes a
+     * frame: STEP_ON), and a list has a parent, the root at least */
+    if (PCQ_NEVER(rc != STEP_DONE || w->nframes < 2)) return walk_step(w, it);
+    return list_pop(w, it); /* f is on top */
 }
 
 /* PCQ_BULK: the next instance of a canonical block, checked and passed
