@@ -329,7 +329,6 @@ static int build_identifiers(hcase *h, size_t size)
     return 0;
 }
 
-/* A data header and n blocks of `block` bytes from fill(). */
 /* A zeroed data buffer of `total` bytes, its header filled: dwTotalSize,
  * `nblocks` blocks, PerfFreq 1000; the blocks are the caller's. */
 static uint8_t *data_alloc(size_t total, uint32_t nblocks)
@@ -352,6 +351,7 @@ static void single_block(uint8_t *p, uint32_t v)
     st32(p + 24, v);
 }
 
+/* A data header and n blocks of `block` bytes from fill(). */
 static uint8_t *data_buf(uint32_t n, size_t block, void (*fill)(uint8_t *p, uint32_t i, size_t block),
                          size_t *len)
 {
@@ -360,6 +360,14 @@ static uint8_t *data_buf(uint32_t n, size_t block, void (*fill)(uint8_t *p, uint
     for (i = 0; i < n; i++) fill(b + 48 + i * block, (uint32_t)i, block);
     *len = total;
     return b;
+}
+
+/* A data buffer of `size` bytes or a little less: blocks of `block` bytes,
+ * each from fill(). */
+static int blocks_of(hcase *h, size_t size, size_t block, void (*fill)(uint8_t *p, uint32_t i, size_t block))
+{
+    h->a = data_buf((uint32_t)((size - 48) / block), block, fill, &h->alen);
+    return 0;
 }
 
 static void fill_error(uint8_t *p, uint32_t i, size_t block)
@@ -372,8 +380,7 @@ static void fill_error(uint8_t *p, uint32_t i, size_t block)
 /* Every block a 16-byte PERF_ERROR_RETURN: the most blocks a byte. */
 static int build_tiny_blocks(hcase *h, size_t size)
 {
-    h->a = data_buf((uint32_t)((size - 48) / 16), 16, fill_error, &h->alen);
-    return 0;
+    return blocks_of(h, size, 16, fill_error);
 }
 
 static void fill_reserved(uint8_t *p, uint32_t i, size_t block)
@@ -397,8 +404,7 @@ static void fill_empty_mc(uint8_t *p, uint32_t i, size_t block)
  * structure, with a diagnostic each block. */
 static int build_tiny_storm(hcase *h, size_t size)
 {
-    h->a = data_buf((uint32_t)((size - 48) / 24), 24, fill_empty_mc, &h->alen);
-    return 0;
+    return blocks_of(h, size, 24, fill_empty_mc);
 }
 
 /* A PERF_MULTI_INSTANCES block of no instance (24 bytes: a header and a
@@ -428,14 +434,12 @@ static void fill_empty_set0(uint8_t *p, uint32_t i, size_t block)
 
 static int build_empty_lists(hcase *h, size_t size)
 {
-    h->a = data_buf((uint32_t)((size - 48) / 24), 24, fill_empty_mi, &h->alen);
-    return 0;
+    return blocks_of(h, size, 24, fill_empty_mi);
 }
 
 static int build_empty_sets(hcase *h, size_t size)
 {
-    h->a = data_buf((uint32_t)((size - 48) / 32), 32, fill_empty_set0, &h->alen);
-    return 0;
+    return blocks_of(h, size, 32, fill_empty_set0);
 }
 
 /* A PERF_SINGLE_COUNTER block of 24 bytes whose value has no data (dwSize
@@ -452,15 +456,13 @@ static void fill_tiny_single(uint8_t *p, uint32_t i, size_t block)
 
 static int build_tiny_singles(hcase *h, size_t size)
 {
-    h->a = data_buf((uint32_t)((size - 48) / 24), 24, fill_tiny_single, &h->alen);
-    return 0;
+    return blocks_of(h, size, 24, fill_tiny_single);
 }
 
 /* A diagnostic every 16 bytes (a storm): lenient walks on, strict stops. */
 static int build_storm(hcase *h, size_t size)
 {
-    h->a = data_buf((uint32_t)((size - 48) / 16), 16, fill_reserved, &h->alen);
-    return 0;
+    return blocks_of(h, size, 16, fill_reserved);
 }
 
 /* A PERF_MULTI_COUNTERS block of n counters whose values are 8-byte
