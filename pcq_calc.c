@@ -2429,8 +2429,8 @@ static void number_duplicates(pcq_calc_row *rows, size_t n)
         rows[i].instances_used = 0;
         if (rows[i].has_instance) rows[i].dup_index = (uint32_t)rows[i].is_aggregate; /* its n */
         rows[i].is_aggregate = 0;
-        dup =
-            rows[i].dup_index; /* in a local: a store to a row may be to rows[i], for all a compiler knows */
+        /* from a local: a store to a row may be to rows[i], for all a compiler knows */
+        dup = rows[i].dup_index;
         for (k = 1; dup != 0 && k < len; k++) rows[i + k].dup_index = dup;
     }
 }

@@ -1701,13 +1701,16 @@ enum {
 
 /* Frame flags. */
 enum {
-    FL_COUNTED = PCQ_FRAME_COUNTED_, /* `left` items; running dry blames count_at (1) */
-    FL_EXACT = 2,                    /* after the last item, >= 8 unused bytes blame size_at  */
-    FL_INPUT = 4,                    /* bounded by the input (no size field): a count that     */
-                                     /* runs past it is TRUNCATED at count_at                 */
-    FL_CONT = 8,                     /* its parent goes on where it ends (instance values)    */
-    FL_SLOW = 16                     /* PCQ_BULK: an instance was not canonical; the rest of   */
-                                     /* the block is walked without trying the fast path      */
+    /* `left` items; running dry blames count_at (the header's inline steps test it too) */
+    FL_COUNTED = PCQ_FRAME_COUNTED_,
+    /* after the last item, >= 8 unused bytes blame size_at */
+    FL_EXACT = 2,
+    /* bounded by the input (no size field): a count that runs past it is TRUNCATED at count_at */
+    FL_INPUT = 4,
+    /* its parent goes on where it ends (instance values) */
+    FL_CONT = 8,
+    /* PCQ_BULK: an instance was not canonical; the rest of the block is walked without the fast path */
+    FL_SLOW = 16
 };
 
 /* [pos, pos + n), a fixed part, lies inside the frame and the input? Else

@@ -733,15 +733,16 @@ typedef struct pcq_walk_frame_ {
     size_t count_at, size_at; /* the fields blamed when count or size disagree */
     size_t ids_at;            /* values of type 2/6: the counter id array */
     const char *count_what, *size_what;
-    uint32_t left, index; /* items still expected; items yielded */
-    uint32_t nvalues;     /* values per instance */
-    uint8_t kind, phase, flags, btype;
+    uint32_t left, index;              /* items still expected; items yielded */
+    uint32_t nvalues;                  /* values per instance */
+    uint8_t kind, phase, flags, btype; /* flags: PCQ_FRAME_COUNTED_, and pcq_codec.c's others */
     uint8_t depth;
     uint32_t vbytes; /* an iterator of canonical instances: their values' bytes (16 nvalues), which
                         its inline step adds without a multiply (in what was padding on LP64) */
 } pcq_walk_frame_;
 
-#define PCQ_WALK_FRAMES_ 6
+#define PCQ_WALK_FRAMES_   6
+#define PCQ_FRAME_COUNTED_ 1u /* f.flags: a list of `left` items (pcq_codec.c's FL_COUNTED) */
 
 /* The walk's state: on the caller's stack (about 9 KiB with the default
  * PCQ_PAIR_CHECK_MAX, 8 bytes an entry, plus 2 KiB); fields are
@@ -1190,7 +1191,6 @@ PCQ_INLINE_ int pcq_value_lean_(pcq_iter *it, pcq_value *out)
  * inside the input and fewer than 8 bytes after the last value (frame_more's
  * test). Inline, so that a list of a value or two (a type 1 block's) ends
  * without the checking call and its copies. */
-#define PCQ_FRAME_COUNTED_ 1u /* pcq_codec.c's FL_COUNTED */
 PCQ_INLINE_ int pcq_values_ended_(const pcq_iter *it)
 {
     return !it->err.code && !it->f.left && (it->f.flags & PCQ_FRAME_COUNTED_) && it->f.end <= it->len &&
