@@ -3673,12 +3673,12 @@ void pcq_block_values(const pcq_data *d, const pcq_block *b, pcq_iter *it)
 
 /* A block with no instance (none listed, or none of its type) whose
  * checking iterator would end at once, as pcq_block_no_values_ says for
- * values: its end inside the input, fewer than 8 bytes after its last
- * structure (frame_more's end test of a count of 0). */
+ * values (frame_more's end test of a count of 0). */
 static int block_no_instances(const pcq_data *d, const pcq_block *b)
 {
     int has = b->type == PCQ_PERF_MULTI_INSTANCES || b->type == PCQ_PERF_COUNTERSET;
-    return (has ? b->num_instances == 0 && b->body_end - b->body < 8 : 1) && b->body_end <= d->buf_len;
+    return (!has || b->num_instances == 0) &&
+           pcq_list_end_ok_(has ? b->body : b->body_end, b->body_end, d->buf_len);
 }
 
 /* A block of no instance gets an iterator that ends at once, as the header's

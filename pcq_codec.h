@@ -1186,15 +1186,24 @@ PCQ_INLINE_ int pcq_value_lean_(pcq_iter *it, pcq_value *out)
     return 1;
 }
 
+/* A list whose count is met ends with no error where the checking step's
+ * end test (pcq_codec.c's frame_more) passes: its end inside the input, and
+ * fewer than 8 bytes from its last structure's end (pos) to its own (D6; a
+ * pos past end wraps and fails). The one copy of that rule for the header's
+ * steps and pcq_codec.c's shortcuts. */
+PCQ_INLINE_ int pcq_list_end_ok_(size_t pos, size_t end, size_t len)
+{
+    return end <= len && end - pos < 8;
+}
+
 /* A values iterator of a buffer that is not canonical at its end, where
- * the checking step would end it with no error: its count met, its end
- * inside the input and fewer than 8 bytes after the last value (frame_more's
- * test). Inline, so that a list of a value or two (a type 1 block's) ends
- * without the checking call and its copies. */
+ * the checking step would end it with no error: its count met and its end
+ * test passed. Inline, so that a list of a value or two (a type 1 block's)
+ * ends without the checking call and its copies. */
 PCQ_INLINE_ int pcq_values_ended_(const pcq_iter *it)
 {
-    return !it->err.code && !it->f.left && (it->f.flags & PCQ_FRAME_COUNTED_) && it->f.end <= it->len &&
-           it->f.end - it->f.pos < 8;
+    return !it->err.code && !it->f.left && (it->f.flags & PCQ_FRAME_COUNTED_) &&
+           pcq_list_end_ok_(it->f.pos, it->f.end, it->len);
 }
 
 PCQ_INLINE_ int pcq_values_next_fast_(pcq_iter *it, pcq_value *out)
@@ -1298,8 +1307,8 @@ PCQ_INLINE_ void pcq_instance_values_fast_(const pcq_data *d, const pcq_data_ins
 PCQ_INLINE_ int pcq_block_no_values_(const pcq_data *d, const pcq_block *b)
 {
     size_t from = b->type == 2 ? b->body : b->body_end;
-    return (b->type == 2 ? b->num_counters == 0 : b->type != 1) && b->body_end <= d->buf_len &&
-           b->body_end - from < 8;
+    return (b->type == 2 ? b->num_counters == 0 : b->type != 1) &&
+           pcq_list_end_ok_(from, b->body_end, d->buf_len);
 }
 
 PCQ_INLINE_ void pcq_block_values_fast_(const pcq_data *d, const pcq_block *b, pcq_iter *it)

@@ -752,6 +752,17 @@ static void test_lean_steps(void)
     }
 }
 
+/* A zeroed data buffer of len bytes with its _PERF_DATA_HEADER (§2.2.4.7):
+ * dwTotalSize len, nblocks blocks, PerfFreq 1000; the blocks are the
+ * caller's, from offset 48. */
+static void data_header(uint8_t *buf, size_t len, uint32_t nblocks)
+{
+    memset(buf, 0, len);
+    tl_put32le(buf + 0, (uint32_t)len); /* dwTotalSize */
+    tl_put32le(buf + 4, nblocks);       /* dwNumCounter */
+    tl_put32le(buf + 24, 1000);         /* PerfFreq */
+}
+
 /* Blocks of no instance in a buffer that is not canonical get an instances
  * iterator that ends at once without the checking calls (the header's
  * pcq_block_no_instances_): it must end where the function's ends, and
@@ -771,15 +782,12 @@ static void test_empty_instance_lists(void)
     pcq_block b[3], f;
     pcq_data_instance x;
     int rc[2];
-    memset(buf, 0, len);
-    tl_put32le(buf + 0, (uint32_t)len); /* _PERF_DATA_HEADER.dwTotalSize */
-    tl_put32le(buf + 4, 3);             /* dwNumCounter */
-    tl_put32le(buf + 24, 1000);         /* PerfFreq */
-    tl_put32le(buf + 48 + 4, 4);        /* block 0: dwType PERF_MULTI_INSTANCES */
-    tl_put32le(buf + 48 + 8, 24);       /* dwSize */
-    tl_put32le(buf + 48 + 12, 1);       /* Reserved: MUST be 0 */
-    tl_put32le(buf + 48 + 16, 8);       /* _PERF_MULTI_INSTANCES.dwTotalSize; dwInstances 0 */
-    tl_put32le(buf + 72 + 4, 6);        /* block 1: PERF_COUNTERSET */
+    data_header(buf, len, 3);
+    tl_put32le(buf + 48 + 4, 4);  /* block 0: dwType PERF_MULTI_INSTANCES */
+    tl_put32le(buf + 48 + 8, 24); /* dwSize */
+    tl_put32le(buf + 48 + 12, 1); /* Reserved: MUST be 0 */
+    tl_put32le(buf + 48 + 16, 8); /* _PERF_MULTI_INSTANCES.dwTotalSize; dwInstances 0 */
+    tl_put32le(buf + 72 + 4, 6);  /* block 1: PERF_COUNTERSET */
     tl_put32le(buf + 72 + 8, 32);
     tl_put32le(buf + 72 + 16, 8); /* _PERF_MULTI_COUNTERS.dwSize; dwCounters 0 */
     tl_put32le(buf + 72 + 24, 8); /* _PERF_MULTI_INSTANCES.dwTotalSize; dwInstances 0 */
@@ -835,11 +843,8 @@ static void test_values_end(void)
     pcq_block b[3], f;
     pcq_value v;
     int rc[2];
-    memset(buf, 0, len);
-    tl_put32le(buf + 0, (uint32_t)len); /* _PERF_DATA_HEADER.dwTotalSize */
-    tl_put32le(buf + 4, 3);             /* dwNumCounter */
-    tl_put32le(buf + 24, 1000);         /* PerfFreq */
-    tl_put32le(buf + 48 + 4, 1);        /* block 0: PERF_SINGLE_COUNTER */
+    data_header(buf, len, 3);
+    tl_put32le(buf + 48 + 4, 1); /* block 0: PERF_SINGLE_COUNTER */
     tl_put32le(buf + 48 + 8, 24);
     tl_put32le(buf + 48 + 20, 8); /* its value: dwDataSize 0, dwSize 8 */
     tl_put32le(buf + 72 + 4, 2);  /* block 1: PERF_MULTI_COUNTERS, one counter */
