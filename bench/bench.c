@@ -7,6 +7,8 @@
  *   validate  pcq_decode_data alone (every block, instance and value checked);
  *   handval   the canonical layout's rules as one hand-written loop
  *             (bench/hand_check.h): validation's yardstick (--cg only);
+ *   handwalk  the walk's reading as one hand-written loop that trusts the
+ *             bytes (bench/hand_walk.h): the walk's yardstick (--cg only);
  *   walk      the README's walk: pcq_decode_data, then the typed iterators
  *             over every block, instance (its name) and value, summing them;
  *   walk8     the README's example as written, less its printf: the walk,
@@ -25,6 +27,8 @@
  *   enci      the same an instance a call (pcq_put_data_instance_u64);
  *   encb      the same through the batch writer (a block's instances a call:
  *             pcq_put_data_instances_u64);
+ *   handenc   the same bytes by plain hand-written stores (bench/hand_encode.h):
+ *             the writers' yardstick (--cg only);
  *   cook      pcq_calc_cook over two samples (every counter of every instance);
  *   column    the same values by pcq_calc_cook_column, a counter at a time
  *             (the columns read with pcq_values_read_u64);
@@ -55,6 +59,8 @@
 #include "../pcq_codec.h"
 #include "allocs.h"
 #include "hand_check.h"
+#include "hand_encode.h"
+#include "hand_walk.h"
 #include "readme_walk.h"
 #include "shapes.h"
 
@@ -411,6 +417,23 @@ static void op_handval(case_ctx *c)
     bench_sink += (uint64_t)hand_check(c->buf, c->len);
 }
 
+/* handwalk, for --cg alone: the walk's reading as one hand-written loop
+ * (bench/hand_walk.h), the walk's yardstick */
+static void op_handwalk(case_ctx *c)
+{
+    hand_walk_result r;
+    hand_walk(c->buf, &r);
+    bench_sink += r.sum + r.instances + r.values + r.names;
+}
+
+/* handenc, for --cg alone: the same bytes by hand-written stores
+ * (bench/hand_encode.h), the writers' yardstick */
+static void op_handenc(case_ctx *c)
+{
+    size_t n = 0;
+    bench_sink += (uint64_t)hand_encode(&c->content, c->dst, c->dst_cap, &n) + n;
+}
+
 static void op_validate(case_ctx *c)
 {
     pcq_data d;
@@ -620,6 +643,17 @@ static int case_build(case_ctx *c, const bench_shape *s, const size_def *z, int 
             r[0].ids != ids_by_position(c->buf, c->len))
             die("the README's example (walk8) reads other values or counter ids than the walk");
         if (!hand_check(c->buf, c->len)) die("the hand-written check (handval) does not take the buffer");
+        {
+            hand_walk_result h;
+            hand_walk(c->buf, &h);
+            if (h.sum != check.sum || h.instances != check.instances || h.values != check.values ||
+                h.names != check.names)
+                die("the hand-written walk (handwalk) finds other values or names than the walk");
+        }
+        memset(c->dst, 0xA5, c->dst_cap);
+        if (hand_encode(&c->content, c->dst, c->dst_cap, &n) != 0 || n != c->len ||
+            memcmp(c->dst, c->buf, n) != 0)
+            die("the hand-written encoder (handenc) writes other bytes than the writer");
         if (bench_encode_batch(&c->content, c->dst, c->dst_cap, &n) != PCQ_OK || n != c->len ||
             memcmp(c->dst, c->buf, n) != 0)
             die("the batch writer writes other bytes than the per-value one");
@@ -1115,6 +1149,8 @@ static int cg_main(const char *op, const char *shape, const char *size, long pas
         if (!strcmp(op, op_names[k])) fn = op_fns[k];
     if (!strcmp(op, "walk8")) fn = op_walk8;
     if (!strcmp(op, "handval")) fn = op_handval;
+    if (!strcmp(op, "handwalk")) fn = op_handwalk;
+    if (!strcmp(op, "handenc")) fn = op_handenc;
     if (cook && !s->cook) fn = NULL;
     if (!fn) die("--cg: unknown operation");
     c = malloc(sizeof *c);
@@ -1213,8 +1249,8 @@ int main(int argc, char **argv)
                     "                 [--sizes native,4KiB,1MiB,256MiB]\n"
                     "                 [--shapes procinfo,process,multi,wide,small,mix] [--markdown]\n"
                     "       pcq_bench --cg "
-                    "validate|handval|walk|walk8|batch|scan|pass|memcpy|sum|\n"
-                    "                 encode|enci|encb|cook|column|hand\n"
+                    "validate|handval|walk|walk8|handwalk|batch|scan|pass|memcpy|sum|\n"
+                    "                 encode|enci|encb|handenc|cook|column|hand\n"
                     "                 [--shape S] [--size Z] [--passes N]\n");
             return help ? 0 : 2;
         }

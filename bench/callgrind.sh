@@ -111,10 +111,10 @@ if [ $quick = 1 ]; then
 fi
 
 printf 'callgrind (%s buffers, %s passes; instructions counted inside bench_cg_region only)\n\n' "$size" "$passes"
-printf '%-8s %10s | %8s %8s %8s %8s %8s %8s | %8s %8s %8s | %8s %8s %8s\n' \
-    shape bytes validate walk walk8 batch scan pass encode enci encb memcpy sum handval
-printf '%-8s %10s | %8s %8s %8s %8s %8s %8s | %8s %8s %8s | %8s %8s %8s\n' \
-    "" "" Ir/B Ir/B Ir/B Ir/B Ir/B Ir/B Ir/B Ir/B Ir/B Ir/B Ir/B Ir/B
+printf '%-8s %10s | %8s %8s %8s %8s %8s %8s | %8s %8s %8s | %8s %8s %8s %8s %8s\n' \
+    shape bytes validate walk walk8 batch scan pass encode enci encb memcpy sum handval handwalk handenc
+printf '%-8s %10s | %8s %8s %8s %8s %8s %8s | %8s %8s %8s | %8s %8s %8s %8s %8s\n' \
+    "" "" Ir/B Ir/B Ir/B Ir/B Ir/B Ir/B Ir/B Ir/B Ir/B Ir/B Ir/B Ir/B Ir/B Ir/B
 wv=-; ww=-; wb=-; we=-
 cooks=
 for shape in $shapes; do
@@ -130,12 +130,14 @@ for shape in $shapes; do
     run memcpy "$shape"; m_ir=$ir
     run sum "$shape"; s_ir=$ir
     run handval "$shape"; hv_ir=$ir
-    printf '%-8s %10s | %8s %8s %8s %8s %8s %8s | %8s %8s %8s | %8s %8s %8s\n' \
+    run handwalk "$shape"; hw_ir=$ir
+    run handenc "$shape"; he_ir=$ir
+    printf '%-8s %10s | %8s %8s %8s %8s %8s %8s | %8s %8s %8s | %8s %8s %8s %8s %8s\n' \
         "$shape" "$nbytes" "$(per "$v_ir" "$nbytes")" "$(per "$w_ir" "$nbytes")" "$(per "$w8_ir" "$nbytes")" \
         "$(per "$b_ir" "$nbytes")" \
         "$(per "$sc_ir" "$nbytes")" "$(per "$p_ir" "$nbytes")" "$(per "$e_ir" "$nbytes")" \
         "$(per "$ei_ir" "$nbytes")" "$(per "$eb_ir" "$nbytes")" "$(per "$m_ir" "$nbytes")" "$(per "$s_ir" "$nbytes")" \
-        "$(per "$hv_ir" "$nbytes")"
+        "$(per "$hv_ir" "$nbytes")" "$(per "$hw_ir" "$nbytes")" "$(per "$he_ir" "$nbytes")"
     wv=$(maxof "$wv" "$(per "$v_ir" "$nbytes")")
     ww=$(maxof "$ww" "$(per "$w_ir" "$nbytes")")
     wb=$(maxof "$wb" "$(per "$b_ir" "$nbytes")")
@@ -164,7 +166,10 @@ printf 'scan / pass = one pass with PCQ_BULK, values checked / also read; encode
 printf 'byte (a call a value / an instance a call / the batch writer, a block'"'"'s instances a call);\n'
 printf 'cook = pcq_calc_cook, column = pcq_calc_cook_column, hand = inline formulas;\n'
 printf 'handval = the rules validation takes a canonical buffer by, as one hand-written loop\n'
-printf '(bench/hand_check.h): validation'"'"'s yardstick.\n'
+printf '(bench/hand_check.h): validation'"'"'s yardstick; handwalk = the walk'"'"'s reading as one\n'
+printf 'hand-written loop trusting the bytes (bench/hand_walk.h): with validation, the walk'"'"'s\n'
+printf 'yardstick; handenc = the same bytes by hand-written stores (bench/hand_encode.h): the\n'
+printf 'writers'"'"' yardstick.\n'
 printf 'goals (the worst shape counts):\n'
 printf '  validation alone <= 0.5 Ir/B:            worst %s -> %s\n' "$wv" "$(verdict "$wv" 0.5)"
 printf '  README walk <= 1.5 Ir/B:                 worst %s -> %s\n' "$ww" "$(verdict "$ww" 1.5)"
