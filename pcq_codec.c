@@ -4296,12 +4296,17 @@ static PCQ_INLINE void wr_le32(uint8_t *p, uint32_t v)
     st32(p, v);
 }
 
-/* n 32-bit values to p in the wire's order: one copy where the host's is the
- * same. */
-static void wr_le32_array(uint8_t *p, const uint32_t *v, size_t n)
+/* n 32-bit values to p in the wire's order: copied four a turn where the
+ * host's is the same, without a call (a block's counter ids: the library's
+ * memcpy cost ~25 instructions a block, and its call saved registers in
+ * pcq_begin_block). */
+static PCQ_INLINE void wr_le32_array(uint8_t *p, const uint32_t *v, size_t n)
 {
 #if defined(__BYTE_ORDER__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    if (n) memcpy(p, v, 4 * n);
+    size_t i;
+    for (i = 0; i + 4 <= n; i += 4) memcpy(p + 4 * i, v + i, 16);
+    if (n & 2) memcpy(p + 4 * i, v + i, 8), i += 2;
+    if (n & 1) memcpy(p + 4 * i, v + i, 4);
 #else
     size_t i;
     for (i = 0; i < n; i++) wr_le32(p + 4 * i, v[i]);
@@ -4795,8 +4800,8 @@ static void wr_multi_counters(pcq_writer *w, wr_id_fn id, const void *ctx, uint3
     wr_bytes(w, NULL, size - MULTI_COUNTERS_SIZE - (size_t)n * COUNTER_ID_SIZE);
 }
 
-static int wr_begin_block(pcq_writer *w, uint32_t type, uint32_t status, wr_id_fn id, const void *ctx,
-                          uint32_t n)
+static PCQ_NOINLINE int wr_begin_block(pcq_writer *w, uint32_t type, uint32_t status, wr_id_fn id,
+                                       const void *ctx, uint32_t n)
 {
     int has_ids = type == PCQ_PERF_MULTI_COUNTERS || type == PCQ_PERF_COUNTERSET;
     int has_instances = type == PCQ_PERF_MULTI_INSTANCES || type == PCQ_PERF_COUNTERSET;
@@ -4831,9 +4836,94 @@ static int wr_begin_block(pcq_writer *w, uint32_t type, uint32_t status, wr_id_f
     return w->err;
 }
 
+/* Where an instance may end so that dst holds the want_values records after
+ * it, and the block stays within PCQ_MAX_INSTANCES (0: nowhere). len <= cap
+ * here (wr_sync's test).
+ * - The instance limit in bytes: until the next wr_sync, each instance
+ *   stored adds one to ninstances and 16 bytes or more to len (values only
+ *   add bytes). So one that ends at or below len + 16 x (the instances left
+ *   now) has fewer than that many before it: the header's inline step needs
+ *   no count test. Where this bites first (past 256 MiB with the default
+ *   limit), the checked call stores the instance and sets it again.
+ * - 0 when cap is within 64 of SIZE_MAX (no real buffer), so that the
+ *   inline step's len + size cannot wrap (len <= cap, size < 64).
+ * Out of line for wr_sync (inlined, it made wr_sync too long for clang 14
+ * to inline, and every block paid a call: the batch writer on multi 1.37
+ * -> 1.43); inline in wr_begin_fast, which then calls nothing. */
+static PCQ_INLINE size_t wr_inst_lim_at(const pcq_writer *w)
+{
+    uint64_t v = (uint64_t)w->want_values * WR_MIN_VALUE_AREA;                         /* below 2^36 */
+    uint64_t left = (uint64_t)(PCQ_MAX_INSTANCES - w->ninstances) * WR_MIN_VALUE_AREA; /* below 2^35 */
+    size_t lim;
+    if (v >= w->cap || w->cap > SIZE_MAX - 64) return 0;
+    lim = w->cap - (size_t)v;
+    if (left < lim && lim - left > w->len) lim = w->len + (size_t)left; /* binds: len + left < lim */
+    return lim;
+}
+
+static PCQ_NOINLINE size_t wr_inst_lim(const pcq_writer *w)
+{
+    return wr_inst_lim_at(w);
+}
+
+/* pcq_begin_block's common case: what wr_begin_block and its wr_sync do
+ * when nothing can fail (a writer between blocks with no error, a type 1,
+ * 2, 4 or 6 block, its ids an array within the limits, the block's fixed
+ * part within dst), with no call but wr_inst_lim's: 1. Else 0, nothing
+ * changed. A _PERF_MULTI_COUNTERS reply has a block every ~500 bytes, the
+ * mix shape one every ~275: the general path cost ~160 instructions a block
+ * (bench/RESULTS.md). */
+static int wr_begin_fast(pcq_writer *w, uint32_t type, uint32_t status, const uint32_t *ids, uint32_t n)
+{
+    int has_ids = (type | 4) == PCQ_PERF_COUNTERSET;  /* 2 or 6 */
+    int has_inst = (type | 2) == PCQ_PERF_COUNTERSET; /* 4 or 6 */
+    size_t at = w->len, multi = has_ids ? (MULTI_COUNTERS_SIZE + 4 * (size_t)n + 7) & ~(size_t)7 : 0;
+    size_t need = COUNTER_HEADER_SIZE + multi + (has_inst ? MULTI_INSTANCES_SIZE : 0);
+    uint8_t *p;
+
+    if (w->err != PCQ_OK || w->state != WR_DATA || w->nblocks >= PCQ_MAX_COUNTERS || !w->dst || at > w->cap ||
+        need > w->cap - at)
+        return 0;
+    if (has_ids ? n > PCQ_MAX_COUNTERS || n > 0xFFFFFFu || (ids == NULL && n != 0)
+                : n != 0 || (type != PCQ_PERF_SINGLE_COUNTER && !has_inst))
+        return 0; /* (2^24 ids: the size fits 32 bits whatever PCQ_MAX_COUNTERS is) */
+    p = w->dst + at;
+    wr_le32(p + COUNTER_HEADER_dwStatus, status);
+    wr_le32(p + COUNTER_HEADER_dwType, type);
+    wr_le64(p + COUNTER_HEADER_dwSize, 0); /* dwSize (patched by pcq_end_block) and Reserved */
+    if (has_ids) {
+        p += COUNTER_HEADER_SIZE;
+        wr_le32(p + MULTI_COUNTERS_dwSize, (uint32_t)multi);
+        wr_le32(p + MULTI_COUNTERS_dwCounters, n);
+        wr_le32_array(p + MULTI_COUNTERS_SIZE, ids, n);
+        if (n & 1) wr_le32(p + MULTI_COUNTERS_SIZE + 4 * (size_t)n, 0); /* the padding */
+    }
+    w->nblocks++;
+    w->block_at = at;
+    w->len = at + need;
+    w->block_type = type;
+    w->want_values = has_ids ? n : 1;
+    w->ninstances = 0;
+    w->state = WR_BLOCK;
+    w->fast = 0;
+    w->inst_lim = 0;
+    if (has_inst) { /* _PERF_MULTI_INSTANCES, patched; an instance first (wr_sync) */
+        w->multi_at = w->len - MULTI_INSTANCES_SIZE;
+        wr_le64(w->dst + w->multi_at, 0);
+        w->rest = 0;
+        w->inst_lim = wr_inst_lim_at(w);
+    } else { /* the values that fit, as wr_sync */
+        size_t room = (w->cap - w->len) / WR_MIN_VALUE_AREA;
+        w->fast = room < w->want_values ? (uint32_t)room : w->want_values;
+        w->rest = w->want_values - w->fast;
+    }
+    return 1;
+}
+
 int pcq_begin_block(pcq_writer *w, uint32_t type, uint32_t status, const uint32_t *counter_ids,
                     uint32_t num_counters)
 {
+    if (w != NULL && wr_begin_fast(w, type, status, counter_ids, num_counters)) return PCQ_OK;
     if (w != NULL && w->err == PCQ_OK && counter_ids == NULL && num_counters != 0)
         return wr_fail(w, PCQ_ERR_INVALID_ARG);
     return wr_begin_block(w, type, status, wr_id_from_array, counter_ids, num_counters);
@@ -5012,30 +5102,6 @@ int pcq_put_value(pcq_writer *w, const uint8_t *bytes, uint32_t data_size)
     return w->err;
 }
 
-
-/* Where an instance may end so that dst holds the want_values records after
- * it, and the block stays within PCQ_MAX_INSTANCES (0: nowhere). len <= cap
- * here (wr_sync's test).
- * - The instance limit in bytes: until the next wr_sync, each instance
- *   stored adds one to ninstances and 16 bytes or more to len (values only
- *   add bytes). So one that ends at or below len + 16 x (the instances left
- *   now) has fewer than that many before it: the header's inline step needs
- *   no count test. Where this bites first (past 256 MiB with the default
- *   limit), the checked call stores the instance and sets it again.
- * - 0 when cap is within 64 of SIZE_MAX (no real buffer), so that the
- *   inline step's len + size cannot wrap (len <= cap, size < 64).
- * Out of line: inlined, it made wr_sync too long for clang 14 to inline,
- * and every block paid a call (the batch writer on multi 1.37 -> 1.43). */
-static PCQ_NOINLINE size_t wr_inst_lim(const pcq_writer *w)
-{
-    uint64_t v = (uint64_t)w->want_values * WR_MIN_VALUE_AREA;                         /* below 2^36 */
-    uint64_t left = (uint64_t)(PCQ_MAX_INSTANCES - w->ninstances) * WR_MIN_VALUE_AREA; /* below 2^35 */
-    size_t lim;
-    if (v >= w->cap || w->cap > SIZE_MAX - 64) return 0;
-    lim = w->cap - (size_t)v;
-    if (left < lim && lim - left > w->len) lim = w->len + (size_t)left; /* binds: len + left < lim */
-    return lim;
-}
 
 /* w->fast: how many value records the open block or instance still wants
  * that fit the caller's buffer, 0 unless the writer is in a block with no
@@ -5258,7 +5324,23 @@ static void wr_patch_size(pcq_writer *w, size_t field, size_t from)
  * (§2.2.4.8); _PERF_MULTI_INSTANCES gets its size and count (§2.2.4.10). */
 int pcq_end_block(pcq_writer *w)
 {
-    int rc = wr_enter(w, WR_BLOCK);
+    int rc;
+
+    /* the common case without a call: a block with no error, all of it in
+     * dst (its size fields too), its size within 32 bits and its last unit
+     * complete; then wr_sync would only clear what this clears */
+    if (w != NULL && w->err == PCQ_OK && w->state == WR_BLOCK && w->dst && w->len <= w->cap &&
+        wr_fits32(w->len - w->block_at) && wr_unit_complete(w)) {
+        if (wr_block_has_instances(w)) {
+            wr_le32(w->dst + w->multi_at + MULTI_INSTANCES_dwTotalSize, (uint32_t)(w->len - w->multi_at));
+            wr_le32(w->dst + w->multi_at + MULTI_INSTANCES_dwInstances, w->ninstances);
+        }
+        wr_le32(w->dst + w->block_at + COUNTER_HEADER_dwSize, (uint32_t)(w->len - w->block_at));
+        w->state = WR_DATA;
+        w->inst_lim = 0; /* fast and rest are 0 */
+        return PCQ_OK;
+    }
+    rc = wr_enter(w, WR_BLOCK);
 
     if (rc != PCQ_OK) return rc;
     if (!wr_unit_complete(w)) return wr_fail(w, PCQ_ERR_STATE);

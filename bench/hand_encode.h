@@ -58,7 +58,8 @@ static inline size_t he_header(uint8_t *d, size_t at, uint32_t status, uint32_t 
 }
 
 /* n value records of sizes sz[0..n-1] (all sz[0] when one) */
-static inline size_t he_values(uint8_t *d, size_t at, const uint64_t *v, const uint8_t *sz, uint32_t n, int one)
+static inline size_t he_values(uint8_t *d, size_t at, const uint64_t *v, const uint8_t *sz, uint32_t n,
+                               int one)
 {
     uint32_t k;
     for (k = 0; k < n; k++, at += 16) {
@@ -121,7 +122,8 @@ static inline size_t he_values_block(const bench_content *c, uint8_t *d, size_t 
 
 /* A type 4 or 6 block of n instances, nv values each from counter j0. */
 static inline size_t he_instance_block(const bench_content *c, uint8_t *d, size_t cap, size_t at,
-                                       const uint64_t **v, uint32_t type, uint32_t n, uint32_t j0, uint32_t nv)
+                                       const uint64_t **v, uint32_t type, uint32_t n, uint32_t j0,
+                                       uint32_t nv)
 {
     size_t block = at, multi = type == 6 ? (8 + 4 * (size_t)nv + 7) & ~(size_t)7 : 0;
     if (cap - at < 16 + multi) return 0;

@@ -1374,6 +1374,41 @@ static int s_instance_in_data(pcq_writer *w)
     begin_hdr(w);
     return pcq_put_instance(w, 1, NULL, 0);
 }
+/* After a type 4 or 6 block has ended, a data instance is out of order
+ * (pcq_end_block's inline path must leave no room for the header's
+ * instance step: w->inst_lim): each of its three ways, a name of 8 bytes
+ * or more (the inline step's). */
+static const uint8_t name_after[16] = {'a', 0, 'f', 0, 't', 0, 'e', 0, 'r', 0};
+static const uint64_t value_after[2] = {1, 2};
+static void ended_block(pcq_writer *w, uint32_t type)
+{
+    static const uint32_t ids[2] = {7, 8};
+    begin_hdr(w);
+    pcq_begin_block(w, type, 0, type == PCQ_PERF_COUNTERSET ? ids : NULL,
+                    type == PCQ_PERF_COUNTERSET ? 2 : 0);
+    pcq_put_data_instance_u64(w, 1, name_after, 10, value_after, NULL, type == PCQ_PERF_COUNTERSET ? 2 : 1);
+    pcq_end_block(w);
+}
+static int s_t4_instance_after_end(pcq_writer *w)
+{
+    ended_block(w, PCQ_PERF_MULTI_INSTANCES);
+    return pcq_put_data_instance_u64(w, 2, name_after, 10, value_after, NULL, 1);
+}
+static int s_t6_instance_after_end(pcq_writer *w)
+{
+    ended_block(w, PCQ_PERF_COUNTERSET);
+    return pcq_put_data_instance(w, 2, name_after, 10);
+}
+static int s_t6_instances_after_end(pcq_writer *w)
+{
+    pcq_instance in;
+    memset(&in, 0, sizeof in);
+    in.instance_id = 2;
+    in.name.ptr = name_after;
+    in.name.len = 10;
+    ended_block(w, PCQ_PERF_COUNTERSET);
+    return pcq_put_data_instances_u64(w, &in, 1, value_after, NULL, 2);
+}
 static int s_instance_in_block(pcq_writer *w)
 {
     block4(w);
@@ -1454,6 +1489,9 @@ static const struct {
     {"begin_data twice", s_data_in_data},
     {"instance in data", s_instance_in_data},
     {"instance in block", s_instance_in_block},
+    {"type 4 instance after its end", s_t4_instance_after_end},
+    {"type 6 instance after its end", s_t6_instance_after_end},
+    {"type 6 instances after their end", s_t6_instances_after_end},
     {"string in data", s_string_in_data},
     {"guid in data", s_guid_in_data},
     {"strings in data", s_strings_in_data},
