@@ -5231,6 +5231,7 @@ int pcq_put_data_instance_u64(pcq_writer *w, uint32_t instance_id, const uint8_t
  * tried (the name's checks, its Size, its store) changed gcc 12's register
  * use here and cost 3 to 8 instructions an instance (small 1.48 -> 1.52-1.65
  * Ir/B); test_writer's property test holds the two paths to the same bytes. */
+#define WR_ROW_MAX 64 /* the counters of a row whose records wr_fast_instances builds from a table */
 static PCQ_NOINLINE uint32_t wr_fast_instances(pcq_writer *w, const pcq_instance *inst, uint32_t ninst,
                                                const uint64_t *values, const uint8_t *sizes, uint32_t n)
 {
@@ -5238,7 +5239,7 @@ static PCQ_NOINLINE uint32_t wr_fast_instances(pcq_writer *w, const pcq_instance
     size_t room = w->cap - w->len, size, nbytes, vbytes = (size_t)n * WR_MIN_VALUE_AREA;
     const pcq_instance *at = inst, *end;
     const uint8_t *name;
-    uint64_t x, head1, mask1;
+    uint64_t x, head1, mask1, head[WR_ROW_MAX], mask[WR_ROW_MAX];
     uint32_t j;
 
 #if PCQ_MAX_COUNTERS > (SIZE_MAX / 2) / 16
@@ -5246,7 +5247,11 @@ static PCQ_NOINLINE uint32_t wr_fast_instances(pcq_writer *w, const pcq_instance
 #endif
     if (ninst > PCQ_MAX_INSTANCES - w->ninstances) ninst = PCQ_MAX_INSTANCES - w->ninstances;
     head1 = (sizes != NULL ? sizes[0] : 8u) | (uint64_t)WR_MIN_VALUE_AREA << 32; /* n > 0 */
-    mask1 = (head1 & 8) ? ~(uint64_t)0 : 0xFFFFFFFFu; /* a 4-byte value's padding is zeros */
+    mask1 = (head1 & 8) ? ~(uint64_t)0 : 0xFFFFFFFFu;             /* a 4-byte value's padding is zeros */
+    for (j = 0; sizes != NULL && n <= WR_ROW_MAX && j < n; j++) { /* a row's records but for the values */
+        head[j] = sizes[j] | (uint64_t)WR_MIN_VALUE_AREA << 32;
+        mask[j] = sizes[j] == 8 ? ~(uint64_t)0 : 0xFFFFFFFFu;
+    }
     for (end = inst + ninst; at != end; at++, values += n) {
         name = at->name.ptr;
         nbytes = at->name.len;
@@ -5268,6 +5273,11 @@ static PCQ_NOINLINE uint32_t wr_fast_instances(pcq_writer *w, const pcq_instance
             wr_le64(v + COUNTER_DATA_SIZE, values[0] & mask1);
         } else if (sizes == NULL) {
             for (j = 0; j < n; j++) wr_record(v + (size_t)j * WR_MIN_VALUE_AREA, values[j], 8u);
+        } else if (n <= WR_ROW_MAX) {
+            for (j = 0; j < n; j++) {
+                wr_le64(v + (size_t)j * WR_MIN_VALUE_AREA, head[j]);
+                wr_le64(v + (size_t)j * WR_MIN_VALUE_AREA + COUNTER_DATA_SIZE, values[j] & mask[j]);
+            }
         } else {
             for (j = 0; j < n; j++) wr_record(v + (size_t)j * WR_MIN_VALUE_AREA, values[j], sizes[j]);
         }
