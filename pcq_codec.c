@@ -43,6 +43,8 @@
 #undef pcq_put_value_u32
 #undef pcq_put_data_instance
 #undef pcq_put_data_instance_u64
+#undef pcq_begin_block
+#undef pcq_end_block
 
 /* Defensive checks that no input can reach, in SQLite's manner: the test
  * runs in every build, and the coverage gate (ci/coverage-gate.sh) leaves
@@ -4217,9 +4219,9 @@ int pcq_guid_from_text(const char *text, size_t len, pcq_guid *out)
 static void wr_sync(pcq_writer *w);
 
 /* w->state: what is open. Top-level structures only go in WR_TOP. */
-#define WR_TOP   0 /* nothing open */
-#define WR_DATA  1 /* a _PERF_DATA_HEADER is open, between blocks */
-#define WR_BLOCK 2 /* a _PERF_COUNTER_HEADER block is open */
+#define WR_TOP   PCQ_WR_TOP_   /* nothing open */
+#define WR_DATA  PCQ_WR_DATA_  /* a _PERF_DATA_HEADER is open, between blocks */
+#define WR_BLOCK PCQ_WR_BLOCK_ /* a _PERF_COUNTER_HEADER block is open */
 
 /* ---- status and checked arithmetic ------------------------------------ */
 
@@ -4294,23 +4296,6 @@ static void wr_store(pcq_writer *w, size_t at, uint8_t b)
 static PCQ_INLINE void wr_le32(uint8_t *p, uint32_t v)
 {
     st32(p, v);
-}
-
-/* n 32-bit values to p in the wire's order: copied four a turn where the
- * host's is the same, without a call (a block's counter ids: the library's
- * memcpy cost ~25 instructions a block, and its call saved registers in
- * pcq_begin_block). */
-static PCQ_INLINE void wr_le32_array(uint8_t *p, const uint32_t *v, size_t n)
-{
-#if defined(__BYTE_ORDER__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    size_t i;
-    for (i = 0; i + 4 <= n; i += 4) memcpy(p + 4 * i, v + i, 16);
-    if (n & 2) memcpy(p + 4 * i, v + i, 8), i += 2;
-    if (n & 1) memcpy(p + 4 * i, v + i, 4);
-#else
-    size_t i;
-    for (i = 0; i < n; i++) wr_le32(p + 4 * i, v[i]);
-#endif
 }
 
 static PCQ_INLINE void wr_le64(uint8_t *p, uint64_t v)
@@ -4787,7 +4772,7 @@ static void wr_multi_counters(pcq_writer *w, wr_id_fn id, const void *ctx, uint3
         wr_le32(p + MULTI_COUNTERS_dwSize, (uint32_t)size);
         wr_le32(p + MULTI_COUNTERS_dwCounters, n);
         if (id == wr_id_from_array) /* an array (pcq_begin_block): no call an id */
-            wr_le32_array(p + MULTI_COUNTERS_SIZE, (const uint32_t *)ctx, n);
+            pcq_st32_array_(p + MULTI_COUNTERS_SIZE, (const uint32_t *)ctx, n);
         else
             for (i = 0; i < n; i++) wr_le32(p + MULTI_COUNTERS_SIZE + 4 * (size_t)i, id(ctx, i));
         if (n & 1) wr_le32(p + MULTI_COUNTERS_SIZE + 4 * (size_t)n, 0);
@@ -4847,83 +4832,19 @@ static PCQ_NOINLINE int wr_begin_block(pcq_writer *w, uint32_t type, uint32_t st
  *   limit), the checked call stores the instance and sets it again.
  * - 0 when cap is within 64 of SIZE_MAX (no real buffer), so that the
  *   inline step's len + size cannot wrap (len <= cap, size < 64).
- * Out of line for wr_sync (inlined, it made wr_sync too long for clang 14
- * to inline, and every block paid a call: the batch writer on multi 1.37
- * -> 1.43); inline in wr_begin_fast, which then calls nothing. */
-static PCQ_INLINE size_t wr_inst_lim_at(const pcq_writer *w)
-{
-    uint64_t v = (uint64_t)w->want_values * WR_MIN_VALUE_AREA;                         /* below 2^36 */
-    uint64_t left = (uint64_t)(PCQ_MAX_INSTANCES - w->ninstances) * WR_MIN_VALUE_AREA; /* below 2^35 */
-    size_t lim;
-    if (v >= w->cap || w->cap > SIZE_MAX - 64) return 0;
-    lim = w->cap - (size_t)v;
-    if (left < lim && lim - left > w->len) lim = w->len + (size_t)left; /* binds: len + left < lim */
-    return lim;
-}
-
+ * The rule is pcq_codec.h's pcq_inst_lim_ (its inline pcq_begin_block_try_
+ * uses it too). Out of line: inlined, it made wr_sync too long for clang 14
+ * to inline, and every block paid a call (the batch writer on multi 1.37 ->
+ * 1.43). */
 static PCQ_NOINLINE size_t wr_inst_lim(const pcq_writer *w)
 {
-    return wr_inst_lim_at(w);
-}
-
-/* pcq_begin_block's common case: what wr_begin_block and its wr_sync do
- * when nothing can fail (a writer between blocks with no error, a type 1,
- * 2, 4 or 6 block, its ids an array within the limits, the block's fixed
- * part within dst), with no call but wr_inst_lim's: 1. Else 0, nothing
- * changed. A _PERF_MULTI_COUNTERS reply has a block every ~500 bytes, the
- * mix shape one every ~275: the general path cost ~160 instructions a block
- * (bench/RESULTS.md). */
-static int wr_begin_fast(pcq_writer *w, uint32_t type, uint32_t status, const uint32_t *ids, uint32_t n)
-{
-    int has_ids = (type | 4) == PCQ_PERF_COUNTERSET;  /* 2 or 6 */
-    int has_inst = (type | 2) == PCQ_PERF_COUNTERSET; /* 4 or 6 */
-    size_t at = w->len, multi = has_ids ? (MULTI_COUNTERS_SIZE + 4 * (size_t)n + 7) & ~(size_t)7 : 0;
-    size_t need = COUNTER_HEADER_SIZE + multi + (has_inst ? MULTI_INSTANCES_SIZE : 0);
-    uint8_t *p;
-
-    if (w->err != PCQ_OK || w->state != WR_DATA || w->nblocks >= PCQ_MAX_COUNTERS || !w->dst || at > w->cap ||
-        need > w->cap - at)
-        return 0;
-    if (has_ids ? n > PCQ_MAX_COUNTERS || n > 0xFFFFFFu || (ids == NULL && n != 0)
-                : n != 0 || (type != PCQ_PERF_SINGLE_COUNTER && !has_inst))
-        return 0; /* (2^24 ids: the size fits 32 bits whatever PCQ_MAX_COUNTERS is) */
-    p = w->dst + at;
-    wr_le32(p + COUNTER_HEADER_dwStatus, status);
-    wr_le32(p + COUNTER_HEADER_dwType, type);
-    wr_le64(p + COUNTER_HEADER_dwSize, 0); /* dwSize (patched by pcq_end_block) and Reserved */
-    if (has_ids) {
-        p += COUNTER_HEADER_SIZE;
-        wr_le32(p + MULTI_COUNTERS_dwSize, (uint32_t)multi);
-        wr_le32(p + MULTI_COUNTERS_dwCounters, n);
-        wr_le32_array(p + MULTI_COUNTERS_SIZE, ids, n);
-        if (n & 1) wr_le32(p + MULTI_COUNTERS_SIZE + 4 * (size_t)n, 0); /* the padding */
-    }
-    w->nblocks++;
-    w->block_at = at;
-    w->len = at + need;
-    w->block_type = type;
-    w->want_values = has_ids ? n : 1;
-    w->ninstances = 0;
-    w->state = WR_BLOCK;
-    w->fast = 0;
-    w->inst_lim = 0;
-    if (has_inst) { /* _PERF_MULTI_INSTANCES, patched; an instance first (wr_sync) */
-        w->multi_at = w->len - MULTI_INSTANCES_SIZE;
-        wr_le64(w->dst + w->multi_at, 0);
-        w->rest = 0;
-        w->inst_lim = wr_inst_lim_at(w);
-    } else { /* the values that fit, as wr_sync */
-        size_t room = (w->cap - w->len) / WR_MIN_VALUE_AREA;
-        w->fast = room < w->want_values ? (uint32_t)room : w->want_values;
-        w->rest = w->want_values - w->fast;
-    }
-    return 1;
+    return pcq_inst_lim_(w);
 }
 
 int pcq_begin_block(pcq_writer *w, uint32_t type, uint32_t status, const uint32_t *counter_ids,
                     uint32_t num_counters)
 {
-    if (w != NULL && wr_begin_fast(w, type, status, counter_ids, num_counters)) return PCQ_OK;
+    if (w != NULL && pcq_begin_block_try_(w, type, status, counter_ids, num_counters)) return PCQ_OK;
     if (w != NULL && w->err == PCQ_OK && counter_ids == NULL && num_counters != 0)
         return wr_fail(w, PCQ_ERR_INVALID_ARG);
     return wr_begin_block(w, type, status, wr_id_from_array, counter_ids, num_counters);
@@ -5336,20 +5257,7 @@ int pcq_end_block(pcq_writer *w)
 {
     int rc;
 
-    /* the common case without a call: a block with no error, all of it in
-     * dst (its size fields too), its size within 32 bits and its last unit
-     * complete; then wr_sync would only clear what this clears */
-    if (w != NULL && w->err == PCQ_OK && w->state == WR_BLOCK && w->dst && w->len <= w->cap &&
-        wr_fits32(w->len - w->block_at) && wr_unit_complete(w)) {
-        if (wr_block_has_instances(w)) {
-            wr_le32(w->dst + w->multi_at + MULTI_INSTANCES_dwTotalSize, (uint32_t)(w->len - w->multi_at));
-            wr_le32(w->dst + w->multi_at + MULTI_INSTANCES_dwInstances, w->ninstances);
-        }
-        wr_le32(w->dst + w->block_at + COUNTER_HEADER_dwSize, (uint32_t)(w->len - w->block_at));
-        w->state = WR_DATA;
-        w->inst_lim = 0; /* fast and rest are 0 */
-        return PCQ_OK;
-    }
+    if (w != NULL && pcq_end_block_try_(w)) return PCQ_OK; /* the common case (pcq_codec.h) */
     rc = wr_enter(w, WR_BLOCK);
 
     if (rc != PCQ_OK) return rc;

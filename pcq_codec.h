@@ -2017,6 +2017,133 @@ PCQ_INLINE_ int pcq_put_data_instance_u64_fast_(pcq_writer *w, uint32_t instance
 #define pcq_put_data_instance_u64(w, id, name16, nbytes, values, sizes, n) \
     pcq_put_data_instance_u64_fast_((w), (id), (name16), (nbytes), (values), (sizes), (n))
 
+/* pcq_writer.state: nothing open, a _PERF_DATA_HEADER open between blocks,
+ * a block open (pcq_codec.c's WR_TOP, WR_DATA, WR_BLOCK). */
+#define PCQ_WR_TOP_   0
+#define PCQ_WR_DATA_  1
+#define PCQ_WR_BLOCK_ 2
+
+/* Where an instance of the open type 4 or 6 block may end so that dst
+ * holds the want_values records after it, and the block stays within
+ * PCQ_MAX_INSTANCES (0: nowhere); len <= cap. The rule of w->inst_lim, in
+ * one copy (pcq_codec.c's wr_inst_lim explains it). */
+PCQ_INLINE_ size_t pcq_inst_lim_(const pcq_writer *w)
+{
+    uint64_t v = (uint64_t)w->want_values * 16u;                         /* below 2^36 */
+    uint64_t left = (uint64_t)(PCQ_MAX_INSTANCES - w->ninstances) * 16u; /* below 2^35 */
+    size_t lim;
+    if (v >= w->cap || w->cap > SIZE_MAX - 64) return 0;
+    lim = w->cap - (size_t)v;
+    if (left < lim && lim - left > w->len) lim = w->len + (size_t)left; /* binds: len + left < lim */
+    return lim;
+}
+
+/* n counter ids to p, little-endian: four a turn where the host's order is
+ * the wire's, without a call (a block's ids: memcpy's call cost ~25
+ * instructions a block). */
+PCQ_INLINE_ void pcq_st32_array_(uint8_t *p, const uint32_t *v, size_t n)
+{
+    size_t i = 0;
+#ifdef PCQ_HOST_LE_
+    for (; i + 4 <= n; i += 4) __builtin_memcpy(p + 4 * i, v + i, 16);
+#endif
+    for (; i < n; i++) pcq_st32_(p + 4 * i, v[i]);
+}
+
+/* pcq_begin_block's common case, inline and in one copy (pcq_codec.c's
+ * pcq_begin_block tries it first too): a writer between blocks with no
+ * error, a type 1, 2, 4 or 6 block, its ids an array within the limits
+ * (2^24 ids at most: the size fits 32 bits whatever PCQ_MAX_COUNTERS is),
+ * the block's fixed part within dst. Its _PERF_COUNTER_HEADER (dwStatus 0,
+ * dwType 4, dwSize 8 patched at the end, Reserved 12 zero: §2.2.4.8), a
+ * type 2 or 6 block's _PERF_MULTI_COUNTERS (dwSize, dwCounters, the ids,
+ * padded to 8: §2.2.4.11) and a type 4 or 6 block's _PERF_MULTI_INSTANCES
+ * (8 bytes, patched: §2.2.4.10) are stored, and the writer's state set as
+ * the checked path and its wr_sync set it: 1. Else 0, nothing changed. A
+ * _PERF_MULTI_COUNTERS reply has a block every ~500 bytes: the checked
+ * path cost ~160 instructions a block, this ~50. */
+PCQ_INLINE_ int pcq_begin_block_try_(pcq_writer *w, uint32_t type, uint32_t status, const uint32_t *ids,
+                                     uint32_t n)
+{
+    int has_ids = (type | 4) == 6;  /* 2 or 6 */
+    int has_inst = (type | 2) == 6; /* 4 or 6 */
+    size_t at = w->len, multi = has_ids ? (8 + 4 * (size_t)n + 7) & ~(size_t)7 : 0;
+    size_t need = 16 + multi + (has_inst ? 8 : 0);
+    uint8_t *p;
+    if (w->err != 0 || w->state != PCQ_WR_DATA_ || w->nblocks >= PCQ_MAX_COUNTERS || !w->dst || at > w->cap ||
+        need > w->cap - at)
+        return 0;
+    if (has_ids ? n > PCQ_MAX_COUNTERS || n > 0xFFFFFFu || (ids == NULL && n != 0)
+                : n != 0 || (type != 1 && !has_inst))
+        return 0;
+    p = w->dst + at;
+    pcq_st32_(p, status);
+    pcq_st32_(p + 4, type);
+    pcq_st64_(p + 8, 0);
+    if (has_ids) {
+        pcq_st32_(p + 16, (uint32_t)multi);
+        pcq_st32_(p + 20, n);
+        pcq_st32_array_(p + 24, ids, n);
+        if (n & 1) pcq_st32_(p + 24 + 4 * (size_t)n, 0); /* the padding */
+    }
+    w->nblocks++;
+    w->block_at = at;
+    w->len = at + need;
+    w->block_type = type;
+    w->want_values = has_ids ? n : 1;
+    w->ninstances = 0;
+    w->state = PCQ_WR_BLOCK_;
+    w->fast = 0;
+    w->inst_lim = 0;
+    if (has_inst) { /* an instance first */
+        w->multi_at = w->len - 8;
+        pcq_st64_(w->dst + w->multi_at, 0);
+        w->rest = 0;
+        w->inst_lim = pcq_inst_lim_(w);
+    } else { /* the values that fit dst (16 bytes a record) */
+        size_t room = (w->cap - w->len) / 16;
+        w->fast = room < w->want_values ? (uint32_t)room : w->want_values;
+        w->rest = w->want_values - w->fast;
+    }
+    return 1;
+}
+
+/* pcq_end_block's common case, the same way: a block with no error, all of
+ * it in dst, its size within 32 bits, its last unit complete (fast and rest
+ * 0; a type 4 or 6 block with no instance has them 0 too). Its sizes are
+ * patched (a type 4 or 6 block's _PERF_MULTI_INSTANCES dwTotalSize and
+ * dwInstances, then dwSize) and no instance may follow (inst_lim 0): 1. */
+PCQ_INLINE_ int pcq_end_block_try_(pcq_writer *w)
+{
+    if (w->err != 0 || w->state != PCQ_WR_BLOCK_ || !w->dst || w->len > w->cap ||
+        w->len - w->block_at > 0xFFFFFFFFu || (w->fast | w->rest))
+        return 0;
+    if ((w->block_type | 2) == 6) {
+        pcq_st32_(w->dst + w->multi_at, (uint32_t)(w->len - w->multi_at));
+        pcq_st32_(w->dst + w->multi_at + 4, w->ninstances);
+    }
+    pcq_st32_(w->dst + w->block_at + 8, (uint32_t)(w->len - w->block_at));
+    w->state = PCQ_WR_DATA_;
+    w->inst_lim = 0;
+    return 1;
+}
+
+PCQ_INLINE_ int pcq_begin_block_fast_(pcq_writer *w, uint32_t type, uint32_t status, const uint32_t *ids,
+                                      uint32_t n)
+{
+    if (w && pcq_begin_block_try_(w, type, status, ids, n)) return 0;
+    return pcq_begin_block(w, type, status, ids, n);
+}
+
+PCQ_INLINE_ int pcq_end_block_fast_(pcq_writer *w)
+{
+    if (w && pcq_end_block_try_(w)) return 0;
+    return pcq_end_block(w);
+}
+
+#define pcq_begin_block(w, type, status, ids, n) pcq_begin_block_fast_((w), (type), (status), (ids), (n))
+#define pcq_end_block(w)                         pcq_end_block_fast_((w))
+
 #endif /* PCQ_NO_ENCODER */
 
 /* ==== BEGIN evaluator (pcq_calc.c) ==== */

@@ -1720,6 +1720,65 @@ static void test_fast_path_errors(void)
     expect_after("near cap, a bad size", &w, rc, PCQ_ERR_INVALID_ARG);
 }
 
+/* Rows of many counters: the batch writer builds a row's records from a
+ * table of up to 64 counters (pcq_codec.c's WR_ROW_MAX) and past it record
+ * by record; either way the bytes of a call a value, 4- and 8-byte values
+ * mixed, values wider than 32 bits cut to a 4-byte counter's low half. */
+static void test_wide_rows(void)
+{
+    static const uint32_t widths[] = {2, 63, 64, 65, 100};
+    static uint8_t a[8192], b[8192];
+    uint32_t ids[100], k, j, i;
+    uint64_t v[3 * 100];
+    uint8_t sizes[100], name[16];
+    pcq_instance inst[3];
+    size_t n = u16("row", name), la = 0, lb = 0;
+    pcq_writer w;
+
+    for (j = 0; j < 100; j++) {
+        ids[j] = 2 * j + 1;
+        sizes[j] = (j % 3) ? 8 : 4;
+    }
+    for (j = 0; j < 300; j++) v[j] = 0x0102030405060708u * (j + 1);
+    memset(inst, 0, sizeof inst);
+    for (i = 0; i < 3; i++) {
+        inst[i].instance_id = i;
+        inst[i].name.ptr = name;
+        inst[i].name.len = n;
+    }
+    for (k = 0; k < sizeof widths / sizeof widths[0]; k++) {
+        uint32_t nc = widths[k];
+        memset(a, CANARY, sizeof a);
+        memset(b, CANARY, sizeof b);
+        pcq_writer_init(&w, a, sizeof a);
+        begin_hdr(&w);
+        pcq_begin_block(&w, PCQ_PERF_COUNTERSET, 0, ids, nc);
+        pcq_put_data_instances_u64(&w, inst, 3, v, sizes, nc);
+        pcq_end_block(&w);
+        pcq_end_data(&w);
+        TL_CHECK(pcq_writer_finish(&w, &la) == PCQ_OK, "%u counters: the batch writer failed", nc);
+        pcq_writer_init(&w, b, sizeof b);
+        begin_hdr(&w);
+        pcq_begin_block(&w, PCQ_PERF_COUNTERSET, 0, ids, nc);
+        for (i = 0; i < 3; i++) {
+            pcq_put_data_instance(&w, i, name, n);
+            for (j = 0; j < nc; j++) {
+                if (sizes[j] == 8)
+                    pcq_put_value_u64(&w, v[i * nc + j]);
+                else
+                    pcq_put_value_u32(&w, (uint32_t)v[i * nc + j]);
+            }
+        }
+        pcq_end_block(&w);
+        pcq_end_data(&w);
+        TL_CHECK(pcq_writer_finish(&w, &lb) == PCQ_OK && la == lb &&
+                     la == 48 + 16 + ((8 + 4 * nc + 7) & ~7u) + 8 + 3 * (16 + 16 * nc),
+                 "%u counters: %zu and %zu bytes", nc, la, lb);
+        TL_CHECK(first_diff(a, b, la) == la && canary_intact(a, la, sizeof a),
+                 "%u counters: the batch writer differs at %zu", nc, first_diff(a, b, la));
+    }
+}
+
 /* pcq_put_data_instances_u64 is pcq_put_data_instance_u64 for each
  * instance in turn: its refusals, and where it stops. */
 static void test_block_call_errors(void)
@@ -2238,6 +2297,7 @@ int main(void)
     test_invalid_args();
     test_fast_path_errors();
     test_block_call_errors();
+    test_wide_rows();
     test_block_call_property();
     test_instance_call_property();
     test_overflow();
