@@ -1240,8 +1240,7 @@ PCQ_INLINE_ int pcq_blocks_next_fast_(pcq_iter *it, pcq_block *out)
     if (PCQ_LIKELY_(it->f.left & it->fast)) {
         pcq_block_at_(it->buf, it->f.pos, out);
         it->f.pos += out->size;
-        it->f.index++;
-        it->f.left--;
+        it->f.left--; /* (f.index: no fast step reads or keeps it) */
         return 1;
     } else if (it->fast) {
         return 0;
@@ -1292,10 +1291,24 @@ PCQ_INLINE_ void pcq_values_fast_at_(const uint8_t *buf, size_t len, size_t pos,
 PCQ_INLINE_ void pcq_instance_values_fast_(const pcq_data *d, const pcq_data_instance *inst, pcq_iter *it)
 {
     if ((d->flags & PCQ_DATA_CANONICAL_) || !inst->num_values) { /* none: nothing to check either */
-        pcq_values_fast_at_(d->buf, d->buf_len, inst->values, inst->num_values, inst->ids_at, it);
-    } else { /* on copies, so that *inst and *it stay in registers on the fast path */
-        pcq_data_instance c = *inst;
+        /* its ids when all lie in the input (ids_at and the count below 2^32: their sum in 64 bits) */
+        pcq_values_fast_ids_(d->buf, d->buf_len, inst->values, inst->num_values, inst->ids_at,
+                             inst->ids_at &&
+                                 (uint64_t)inst->ids_at + 4 * (uint64_t)inst->num_values <= d->buf_len,
+                             it);
+    } else { /* on copies, so that *inst and *it stay in registers on the fast path; of what
+              * pcq_instance_values reads alone, the rest zero (as pcq_block_lists_ and why) */
+        pcq_data_instance c;
         pcq_iter t;
+        c.size = c.instance_id = 0;
+        c.name.ptr = 0;
+        c.name.len = 0;
+        c.offset = inst->offset;
+        pcq_value_none_(&c.value);
+        c.num_values = inst->num_values;
+        c.ids_at = inst->ids_at;
+        c.values = inst->values;
+        c.values_end = inst->values_end;
         pcq_instance_values(d, &c, &t);
         *it = t;
     }
@@ -1311,6 +1324,29 @@ PCQ_INLINE_ int pcq_block_no_values_(const pcq_data *d, const pcq_block *b)
            pcq_list_end_ok_(from, b->body_end, d->buf_len);
 }
 
+/* The fields of a block that pcq_block_values and pcq_block_instances read
+ * (where its lists are), the rest zero: the slow paths below copy these,
+ * not the whole block, so that a caller's loop that reads none of the rest
+ * (the README's reads the type) need not keep it (gcc 12 then drops its
+ * stores: the walk of a block every ~275 bytes paid ~30 instructions a
+ * block for them). */
+PCQ_INLINE_ void pcq_block_lists_(const pcq_block *b, pcq_block *c)
+{
+    c->status = c->size = c->reserved = 0;
+    c->type = b->type;
+    c->offset = b->offset;
+    pcq_value_none_(&c->value);
+    c->multi_size = c->instances_size = 0;
+    c->num_counters = b->num_counters;
+    c->counter_ids.ptr = 0;
+    c->counter_ids.len = 0;
+    c->num_instances = b->num_instances;
+    c->multi_at = b->multi_at;
+    c->instances_at = b->instances_at;
+    c->body = b->body;
+    c->body_end = b->body_end;
+}
+
 PCQ_INLINE_ void pcq_block_values_fast_(const pcq_data *d, const pcq_block *b, pcq_iter *it)
 {
     if ((d->flags & PCQ_DATA_CANONICAL_) || pcq_block_no_values_(d, b)) {
@@ -1320,8 +1356,9 @@ PCQ_INLINE_ void pcq_block_values_fast_(const pcq_data *d, const pcq_block *b, p
                                             : 0u,
                              b->type == 2 ? b->multi_at + 8 : 0, b->type == 2, it);
     } else { /* on copies: no call takes the caller's block (see pcq_blocks_next_fast_) */
-        pcq_block c = *b;
+        pcq_block c;
         pcq_iter t;
+        pcq_block_lists_(b, &c);
         pcq_block_values(d, &c, &t);
         *it = t;
     }
@@ -1347,8 +1384,9 @@ PCQ_INLINE_ void pcq_block_instances_fast_(const pcq_data *d, const pcq_block *b
         it->err.what = 0;
         it->err.diag = 0;
     } else { /* on copies, as in pcq_block_values_fast_ */
-        pcq_block c = *b;
+        pcq_block c;
         pcq_iter t;
+        pcq_block_lists_(b, &c);
         pcq_block_instances(d, &c, &t);
         *it = t;
     }
