@@ -1578,6 +1578,52 @@ static void test_stale_ids_at(void)
     free(copy);
 }
 
+/* An instance made by hand from one of a buffer that is not canonical,
+ * with one value more than its block lists: its values iterator fails at
+ * the instance, inline as through the function (the inline path hands the
+ * function the fields it reads, pcq_instance_values_fast_). */
+static void test_hand_instance_count(void)
+{
+    static const uint32_t ids[2] = {5, 6};
+    uint8_t buf[256], name[16];
+    size_t len = 0;
+    pcq_writer w;
+    pcq_data hdr, d;
+    pcq_iter it;
+    pcq_block b;
+    pcq_data_instance in, hand;
+    pcq_value v;
+    int fn, rc, k;
+    memset(&hdr, 0, sizeof hdr);
+    pcq_writer_init(&w, buf, sizeof buf);
+    pcq_begin_data(&w, &hdr);
+    pcq_begin_block(&w, PCQ_PERF_COUNTERSET, 0, ids, 2);
+    pcq_put_data_instance(&w, 1, name, u16a("cpu0", name));
+    pcq_put_value_u32(&w, 100);
+    pcq_put_value_u64(&w, 200);
+    pcq_end_block(&w);
+    pcq_end_data(&w);
+    if (!TL_CHECK(pcq_writer_finish(&w, &len) == PCQ_OK, "the buffer")) return;
+    buf[48 + 12] = 1; /* the block's Reserved: a diagnostic, so not canonical */
+    if (!TL_CHECK(pcq_decode_data(buf, len, NULL, &d, NULL) == PCQ_OK && !(d.flags & PCQ_DATA_CANONICAL_) &&
+                      (pcq_data_blocks(&d, &it), pcq_blocks_next(&it, &b) == 1) &&
+                      (pcq_block_instances(&d, &b, &it), pcq_instances_of_block_next(&it, &in) == 1),
+                  "decode, its block and instance"))
+        return;
+    for (fn = 0; fn < 2; fn++) {
+        hand = in;
+        hand.num_values = 3;
+        if (fn)
+            (pcq_instance_values)(&d, &hand, &it);
+        else
+            pcq_instance_values(&d, &hand, &it);
+        for (k = 0; (rc = fn ? (pcq_values_next)(&it, &v) : pcq_values_next(&it, &v)) == 1; k++) continue;
+        TL_CHECK(k == 2 && rc < 0 && it.err.code == rc && it.err.offset == in.offset,
+                 "three values of two (%s): %d read, then %d at %zu (the instance at %zu)",
+                 fn ? "the function" : "inline", k, rc, it.err.offset, in.offset);
+    }
+}
+
 /* Decoders with no out-parameter, the batch accessor, small helpers. */
 static void test_small_things(void)
 {
@@ -1800,6 +1846,7 @@ int main(void)
     test_canonical_values();
     test_canonical_block_bounds();
     test_stale_ids_at();
+    test_hand_instance_count();
     test_small_things();
     test_utf16_to_utf8();
     return tl_finish();
