@@ -1290,7 +1290,7 @@ PCQ_INLINE_ void pcq_values_fast_at_(const uint8_t *buf, size_t len, size_t pos,
  * id by position"). */
 PCQ_INLINE_ void pcq_instance_values_fast_(const pcq_data *d, const pcq_data_instance *inst, pcq_iter *it)
 {
-    if ((d->flags & PCQ_DATA_CANONICAL_) || !inst->num_values) { /* none: nothing to check either */
+    if (PCQ_LIKELY_(d->flags & PCQ_DATA_CANONICAL_) || !inst->num_values) { /* none: nothing to check either */
         /* its ids when all lie in the input (ids_at and the count below 2^32: their sum in 64 bits) */
         pcq_values_fast_ids_(d->buf, d->buf_len, inst->values, inst->num_values, inst->ids_at,
                              inst->ids_at &&
