@@ -1290,7 +1290,8 @@ PCQ_INLINE_ void pcq_values_fast_at_(const uint8_t *buf, size_t len, size_t pos,
  * id by position"). */
 PCQ_INLINE_ void pcq_instance_values_fast_(const pcq_data *d, const pcq_data_instance *inst, pcq_iter *it)
 {
-    if (PCQ_LIKELY_(d->flags & PCQ_DATA_CANONICAL_) || !inst->num_values) { /* none: nothing to check either */
+    if (PCQ_LIKELY_(d->flags & PCQ_DATA_CANONICAL_) ||
+        !inst->num_values) { /* none: nothing to check either */
         /* its ids when all lie in the input (ids_at and the count below 2^32: their sum in 64 bits) */
         pcq_values_fast_ids_(d->buf, d->buf_len, inst->values, inst->num_values, inst->ids_at,
                              inst->ids_at &&
@@ -2084,8 +2085,11 @@ PCQ_INLINE_ void pcq_st32_array_(uint8_t *p, const uint32_t *v, size_t n)
     size_t i = 0;
 #ifdef PCQ_HOST_LE_
     for (; i + 4 <= n; i += 4) __builtin_memcpy(p + 4 * i, v + i, 16);
-#endif
+    if (n & 2) __builtin_memcpy(p + 4 * i, v + i, 8), i += 2;
+    if (n & 1) __builtin_memcpy(p + 4 * i, v + i, 4);
+#else
     for (; i < n; i++) pcq_st32_(p + 4 * i, v[i]);
+#endif
 }
 
 /* pcq_begin_block's common case, inline and in one copy (pcq_codec.c's
