@@ -5105,7 +5105,7 @@ int pcq_put_values_u64(pcq_writer *w, const uint64_t *values, const uint8_t *siz
         w->len += (size_t)n * WR_MIN_VALUE_AREA;
         /* w->fast counts the unit's values too (it wants rest + fast) */
         w->fast -= n;
-        if (w->fast == 0) wr_sync(w); /* a type 2 block, mostly (instances come with their values) */
+        if (w->fast == 0) wr_fast_done(w); /* as the per-value step: nothing to do once the unit is whole */
         return PCQ_OK;
     }
     rc = wr_enter(w, WR_BLOCK);
