@@ -3436,6 +3436,7 @@ static void iter_init(pcq_iter *it, const uint8_t *buf, size_t len, int kind, si
     memset(&it->f, 0, sizeof it->f);
     it->buf = buf;
     it->len = buf ? len : 0;
+    it->fast_end = 0;
     it->f.kind = (uint8_t)kind;
     it->f.pos = pos;
     it->f.end = end;
@@ -3797,8 +3798,8 @@ int pcq_values_next(pcq_iter *it, pcq_value *out)
 {
     rd r;
     int rc;
-    if (it->fast) return it->f.left ? pcq_values_next_fast_(it, out) : 0;
-    if (pcq_value_lean_(it, out)) return 1; /* checked here, reported below */
+    if (it->fast) return pcq_values_next_fast_(it, out); /* it ends them too */
+    if (pcq_value_lean_(it, out)) return 1;              /* checked here, reported below */
     r = iter_rd(it);
     if ((rc = iter_more(it, &r)) <= 0) return rc;
     if ((rc = parse_value(&r, &it->f, it->f.pos, out)) != 0) return rc;

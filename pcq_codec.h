@@ -868,8 +868,9 @@ PCQ_API int pcq_item_is_element(const pcq_item *it, pcq_kind kind);
 /* checked when its iterator is made, and read inside what was checked).    */
 /* Fields are private but err.                                              */
 /* ------------------------------------------------------------------------ */
-/* pcq_iter.fast on canonical bytes: every bit, so that an inline step tests
- * f.left & fast, one test for both. */
+/* pcq_iter.fast on canonical bytes: every bit, so that an inline step of
+ * blocks or instances tests f.left & fast, one test for both (a values
+ * iterator's tests f.pos < fast_end: no count to step). */
 #define PCQ_ITER_FAST_ 0xFFFFFFFFu
 typedef struct pcq_iter {
     const uint8_t *buf; /* private: the whole input */
@@ -878,6 +879,8 @@ typedef struct pcq_iter {
     uint32_t fast;      /* private: canonical bytes, stepped without checks (PCQ_ITER_FAST_, or 0) */
     uint32_t ids_mask;  /* private: values stepped without checks: f.ids_at is the next value's counter
                            id (0xFFFFFFFF), or a byte of the values (0: they have none) */
+    size_t fast_end;    /* private: where the values of a values iterator stepped without checks end
+                           (f.left is not kept then); 0 for every other iterator */
     pcq_error err;      /* why next() returned a negative status */
 } pcq_iter;
 
@@ -1208,12 +1211,11 @@ PCQ_INLINE_ int pcq_values_ended_(const pcq_iter *it)
 
 PCQ_INLINE_ int pcq_values_next_fast_(pcq_iter *it, pcq_value *out)
 {
-    if (PCQ_LIKELY_(it->f.left & it->fast)) { /* one test: fast is every bit or none */
+    if (PCQ_LIKELY_(it->f.pos < it->fast_end)) { /* one test, no count: fast_end is 0 unless fast */
         pcq_value_at_(it->buf, it->f.pos, out);
         out->counter_id = pcq_ld32_(it->buf + it->f.ids_at) & it->ids_mask; /* no branch, one load */
         it->f.ids_at += 4;
         it->f.pos += 16;
-        it->f.left--;
         return 1;
     } else if (it->fast) { /* the end of canonical values */
         return 0;
@@ -1261,8 +1263,9 @@ PCQ_INLINE_ void pcq_values_fast_ids_(const uint8_t *buf, size_t len, size_t pos
 {
     it->buf = buf;
     it->len = len;
+    it->fast_end = pos + 16 * (size_t)n; /* inside the input: the caller's word */
     it->f.pos = pos;
-    it->f.left = n;
+    it->f.left = 0; /* (not kept: fast_end says where the values end) */
     it->f.index = 0;
     it->f.ids_at = has ? ids : pos;
     it->ids_mask = has ? 0xFFFFFFFFu : 0u;
@@ -1350,7 +1353,7 @@ PCQ_INLINE_ void pcq_block_lists_(const pcq_block *b, pcq_block *c)
 
 PCQ_INLINE_ void pcq_block_values_fast_(const pcq_data *d, const pcq_block *b, pcq_iter *it)
 {
-    if ((d->flags & PCQ_DATA_CANONICAL_) || pcq_block_no_values_(d, b)) {
+    if (PCQ_LIKELY_(d->flags & PCQ_DATA_CANONICAL_) || pcq_block_no_values_(d, b)) {
         pcq_values_fast_ids_(d->buf, d->buf_len, b->type == 1 ? b->offset + 16 : b->body,
                              b->type == 1   ? 1u
                              : b->type == 2 ? b->num_counters
@@ -1369,9 +1372,10 @@ PCQ_INLINE_ void pcq_block_values_fast_(const pcq_data *d, const pcq_block *b, p
  * does not (the checking path's fields are for errors, which cannot come). */
 PCQ_INLINE_ void pcq_block_instances_fast_(const pcq_data *d, const pcq_block *b, pcq_iter *it)
 {
-    if ((d->flags & PCQ_DATA_CANONICAL_) && (b->type == 4 || b->type == 6)) {
+    if (PCQ_LIKELY_((d->flags & PCQ_DATA_CANONICAL_) && (b->type == 4 || b->type == 6))) {
         it->buf = d->buf;
         it->len = d->buf_len;
+        it->fast_end = 0;
         it->f.pos = b->body;
         it->f.left = b->num_instances;
         it->f.index = 0;
@@ -1511,7 +1515,7 @@ PCQ_INLINE_ size_t pcq_values_read_u64_fast_(pcq_iter *it, uint64_t *out, size_t
 {
     if (it && out && it->fast) {
         const uint8_t *p = it->buf + it->f.pos;
-        size_t n = cap < it->f.left ? cap : it->f.left, i;
+        size_t left = (it->fast_end - it->f.pos) / 16, n = cap < left ? cap : left, i;
         for (i = 0; i + 4 <= n; i += 4, p += 64) { /* four a turn: a quarter of the loop's own instructions */
             uint64_t v0 = pcq_ld64_(p + 8), v1 = pcq_ld64_(p + 24), v2 = pcq_ld64_(p + 40),
                      v3 = pcq_ld64_(p + 56);
@@ -1526,7 +1530,6 @@ PCQ_INLINE_ size_t pcq_values_read_u64_fast_(pcq_iter *it, uint64_t *out, size_t
         }
         it->f.pos += 16 * n;
         it->f.ids_at += 4 * n; /* as n steps of pcq_values_next_fast_ */
-        it->f.left -= (uint32_t)n;
         it->f.index += (uint32_t)n;
         return n;
     } else if (it) { /* on a copy, as in pcq_values_next_fast_ */
