@@ -1318,6 +1318,16 @@ PCQ_INLINE_ void pcq_instance_values_fast_(const pcq_data *d, const pcq_data_ins
     }
 }
 
+/* A block's steps read the fields of the caller's block. gcc 12 warns that
+ * they may be unset (-Wmaybe-uninitialized) where the caller tests the
+ * block step's result through a function of its own (a test macro's): the
+ * step sets every field it returns 1 for, and only then may the block be
+ * handed here. */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+
 /* A block with no value (no counter, or none of its type) whose checking
  * iterator would end at once: its end inside the input, and fewer than 8
  * bytes after its last structure (what the checking step's end test asks). */
@@ -1396,6 +1406,10 @@ PCQ_INLINE_ void pcq_block_instances_fast_(const pcq_data *d, const pcq_block *b
         *it = t;
     }
 }
+
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
 
 /* A canonical name's NUL is in its last 8 bytes, zeros after it, and no
  * unit before it is 0: the units of that word are k non-zero ones, then
