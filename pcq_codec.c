@@ -363,33 +363,82 @@ static PCQ_INLINE uint64_t bad_value(uint64_t w)
     return (w - (VALUE_16 + 4)) & ~(uint64_t)4;
 }
 
-/* bad_value's test of four values from p, unmasked: the or of each first
- * word minus VALUE_16 + 4 (one load, subtract and or a value). */
-static PCQ_FORCE_INLINE uint64_t four_diff(const uint8_t *p)
+/* bad_value's test of many values, unmasked: each first word minus
+ * VALUE_16 + 4 or-ed into a diffs value (any_bad: one or more not
+ * canonical, the & ~4 taken once at the end). With SSE2 (as zeros) two
+ * values' words a register, by one 8-byte load each, then one subtract and
+ * one or for both: 8 instructions for four values where words take 12
+ * (gcc 12, validation: the counter sets 0.28 -> 0.23 Ir/B, mix 0.58 ->
+ * 0.55). Loads of __m128i and __m64, which the intrinsics' headers declare
+ * may_alias: no type punning. Else (PCQ_NO_SIMD, -m32, s390x) words. */
+#if PCQ_SSE2_
+typedef __m128i diffs; /* two 64-bit lanes */
+#define DIFFS_NONE _mm_setzero_si128()
+
+/* The first words of the values at p and p + 16, in one register. */
+static PCQ_FORCE_INLINE __m128i two_words(const uint8_t *p)
 {
-    return (ld64(p) - (VALUE_16 + 4)) | (ld64(p + 16) - (VALUE_16 + 4)) | (ld64(p + 32) - (VALUE_16 + 4)) |
-           (ld64(p + 48) - (VALUE_16 + 4));
+    __m128 lo = _mm_castsi128_ps(_mm_loadl_epi64((const __m128i *)(const void *)p));
+    return _mm_castps_si128(_mm_loadh_pi(lo, (const __m64 *)(const void *)(p + 16)));
 }
 
-/* The same for n values from p, or-ed into bad: four a turn, and the last
- * four again where n is not a multiple of 4 (a value or-ed twice changes
- * nothing), where a loop of one at a time cost a type 6 block of 4 counters
- * ~6 instructions an instance. The mask is the caller's, once at the end. */
-static PCQ_FORCE_INLINE uint64_t values_diff(const uint8_t *p, size_t n, uint64_t bad)
+static PCQ_FORCE_INLINE diffs one_diff(const uint8_t *p, diffs d)
+{
+    __m128i w = _mm_loadl_epi64((const __m128i *)(const void *)p); /* the upper lane 0, kept 0 */
+    return _mm_or_si128(d, _mm_sub_epi64(w, _mm_set_epi64x(0, (long long)(VALUE_16 + 4))));
+}
+
+static PCQ_FORCE_INLINE diffs four_diff(const uint8_t *p, diffs d)
+{
+    const __m128i c = _mm_set1_epi64x((long long)(VALUE_16 + 4));
+    return _mm_or_si128(d, _mm_or_si128(_mm_sub_epi64(two_words(p), c), _mm_sub_epi64(two_words(p + 32), c)));
+}
+
+static PCQ_INLINE int any_bad(diffs d)
+{
+    __m128i z = _mm_cmpeq_epi8(_mm_andnot_si128(_mm_set1_epi64x(4), d), _mm_setzero_si128());
+    return _mm_movemask_epi8(z) != 0xFFFF;
+}
+#else
+typedef uint64_t diffs;
+#define DIFFS_NONE 0
+
+static PCQ_FORCE_INLINE diffs one_diff(const uint8_t *p, diffs d)
+{
+    return d | (ld64(p) - (VALUE_16 + 4));
+}
+
+static PCQ_FORCE_INLINE diffs four_diff(const uint8_t *p, diffs d)
+{
+    return d | (ld64(p) - (VALUE_16 + 4)) | (ld64(p + 16) - (VALUE_16 + 4)) |
+           (ld64(p + 32) - (VALUE_16 + 4)) | (ld64(p + 48) - (VALUE_16 + 4));
+}
+
+static PCQ_INLINE int any_bad(diffs d)
+{
+    return (d & ~(uint64_t)4) != 0;
+}
+#endif
+
+/* The same for n values from p: four a turn, and the last four again where
+ * n is not a multiple of 4 (a value or-ed twice changes nothing), where a
+ * loop of one at a time cost a type 6 block of 4 counters ~6 instructions
+ * an instance. */
+static PCQ_FORCE_INLINE diffs values_diff(const uint8_t *p, size_t n, diffs d)
 {
     if (n >= 4) {
         const uint8_t *last4 = p + 16 * (n - 4);
-        for (; p < last4; p += 64) bad |= four_diff(p);
-        return bad | four_diff(last4);
+        for (; p < last4; p += 64) d = four_diff(p, d);
+        return four_diff(last4, d);
     }
-    for (; n > 0; n--, p += 16) bad |= ld64(p) - (VALUE_16 + 4);
-    return bad;
+    for (; n > 0; n--, p += 16) d = one_diff(p, d);
+    return d;
 }
 
 /* The same for n values from at: non-zero if one is not canonical. */
-static PCQ_FORCE_INLINE uint64_t bad_values(const uint8_t *b, size_t at, size_t n)
+static PCQ_FORCE_INLINE int bad_values(const uint8_t *b, size_t at, size_t n)
 {
-    return values_diff(b + at, n, 0) & ~(uint64_t)4;
+    return any_bad(values_diff(b + at, n, DIFFS_NONE));
 }
 
 /* The first zero unit of a word that has one (has_nul16(w) = z != 0): the
@@ -2076,7 +2125,7 @@ static PCQ_FORCE_INLINE size_t canonical_instances_nv(const uint8_t *b, size_t a
 {
     size_t k = INSTANCE_HEADER_SIZE + 8 + 16 * (size_t)nv; /* the least an instance takes */
     size_t slack, t, last, sizes = 0;
-    uint64_t bad = 0;
+    diffs bad = DIFFS_NONE;
     zeros nul = ZEROS_NONE; /* every name word's but the last */
     /* slack: what [at, end) holds beyond the least size of the instances not
      * yet read. One test an instance (its Size within the slack) keeps the
@@ -2091,20 +2140,25 @@ static PCQ_FORCE_INLINE size_t canonical_instances_nv(const uint8_t *b, size_t a
         if (bad_name_end(b + last)) return 0; /* a branch: fewer instructions than keeping a flag */
         nul = name_zeros(b, at + INSTANCE_HEADER_InstanceName, last, nul);
         /* a good value's first word minus VALUE_16 + 4 is 0 or 4 (bad_value): & ~4 once, at the end */
-        bad = nv == 1 ? bad | (ld64(b + last + 8) - (VALUE_16 + 4)) : values_diff(b + last + 8, nv, bad);
+        bad = nv == 1 ? one_diff(b + last + 8, bad) : values_diff(b + last + 8, nv, bad);
         at = last + 8 + 16 * (size_t)nv;
     }
-    return (bad & ~(uint64_t)4) || (sizes & 7) || any_zero(nul) ? 0 : at;
+    return any_bad(bad) || (sizes & 7) || any_zero(nul) ? 0 : at;
 }
 
 /* The same; a type 4 block's instances (one value each) have a loop of
- * their own, its value check unrolled. */
+ * their own, its value check unrolled, and so do instances of four values
+ * or more, where values_diff's test of nv >= 4 goes from the loop (gcc 12:
+ * ~4 instructions a type 6 instance of four values, a spilled register
+ * among them; mix 0.614 -> 0.580 Ir/B, the counter sets 0.29 -> 0.28). */
 static size_t canonical_instances(const uint8_t *b, size_t at, size_t end, uint32_t n, uint32_t nv)
 {
     /* that their values fit the container (16 nv wrapping no size_t, even a 32-bit one with
      * PCQ_MAX_COUNTERS raised) is canonical_instances_nv's test of nv and of n k */
     if (n > PCQ_MAX_INSTANCES || nv > PCQ_MAX_COUNTERS) return 0;
-    return nv == 1 ? canonical_instances_nv(b, at, end, n, 1) : canonical_instances_nv(b, at, end, n, nv);
+    if (nv == 1) return canonical_instances_nv(b, at, end, n, 1);
+    if (nv >= 4) return canonical_instances_nv(b, at, end, n, nv);
+    return canonical_instances_nv(b, at, end, n, nv);
 }
 
 /* A canonical _PERF_MULTI_COUNTERS at `at` (dwSize 8 + 4 n, padded to 8)
@@ -2618,7 +2672,7 @@ static int bulk_instance(rd *r, frame *f, pcq_item *it)
     last = at + size - 8; /* as canonical_instances */
     if (any_zero(name_zeros(b, at + INSTANCE_HEADER_InstanceName, last, ZEROS_NONE)) | bad_name_end(b + last))
         return 0;
-    if (f->nvalues == 1 ? bad_value(ld64(b + last + 8)) : bad_values(b, last + 8, f->nvalues)) return 0;
+    if (f->nvalues == 1 ? bad_value(ld64(b + last + 8)) != 0 : bad_values(b, last + 8, f->nvalues)) return 0;
     pcq_walk_item_at_(r->w, it, size); /* f is the top frame */
     return STEP_ITEM;
 }
