@@ -2125,6 +2125,7 @@ static PCQ_FORCE_INLINE size_t canonical_instances_nv(const uint8_t *b, size_t a
 {
     size_t k = INSTANCE_HEADER_SIZE + 8 + 16 * (size_t)nv; /* the least an instance takes */
     size_t slack, t, last, sizes = 0;
+    const uint8_t *p = b + at; /* the instance's header: on a pointer, an addition fewer an instance */
     diffs bad = DIFFS_NONE;
     zeros nul = ZEROS_NONE; /* every name word's but the last */
     /* slack: what [at, end) holds beyond the least size of the instances not
@@ -2133,17 +2134,17 @@ static PCQ_FORCE_INLINE size_t canonical_instances_nv(const uint8_t *b, size_t a
     if (nv >= 0x0FFFFFFFu || (uint64_t)n * k > end - at) return 0; /* k < 2^32 */
     slack = end - at - (size_t)n * k;
     for (; n > 0; n--) {
-        t = (size_t)ld32(b + at + INSTANCE_HEADER_Size) - 16; /* Size below 16 wraps and fails */
+        t = (size_t)ld32(p + INSTANCE_HEADER_Size) - 16; /* Size below 16 wraps and fails */
         if (take(&slack, t)) return 0;
         sizes |= t;                           /* its low 3 bits: Size is a multiple of 8 */
-        last = at + INSTANCE_HEADER_SIZE + t; /* the name's last 8 bytes */
-        if (bad_name_end(b + last)) return 0; /* a branch: fewer instructions than keeping a flag */
-        nul = name_zeros(b, at + INSTANCE_HEADER_InstanceName, last, nul);
+        last = INSTANCE_HEADER_SIZE + t;      /* the name's last 8 bytes, from p */
+        if (bad_name_end(p + last)) return 0; /* a branch: fewer instructions than keeping a flag */
+        nul = name_zeros(p, INSTANCE_HEADER_InstanceName, last, nul);
         /* a good value's first word minus VALUE_16 + 4 is 0 or 4 (bad_value): & ~4 once, at the end */
-        bad = nv == 1 ? one_diff(b + last + 8, bad) : values_diff(b + last + 8, nv, bad);
-        at = last + 8 + 16 * (size_t)nv;
+        bad = nv == 1 ? one_diff(p + last + 8, bad) : values_diff(p + last + 8, nv, bad);
+        p += last + 8 + 16 * (size_t)nv;
     }
-    return any_bad(bad) || (sizes & 7) || any_zero(nul) ? 0 : at;
+    return any_bad(bad) || (sizes & 7) || any_zero(nul) ? 0 : (size_t)(p - b);
 }
 
 /* The same; a type 4 block's instances (one value each) have a loop of
