@@ -1351,9 +1351,10 @@ static void test_canonical_names(void)
 }
 
 /* The quick checks of the value records (_PERF_COUNTER_DATA, §2.2.4.9),
- * four a turn and the last four again when the count is not a multiple of 4:
- * blocks of type 6 (three instances) and type 2 of 0 to 21 counters, each
- * record's dwDataSize made 12 in turn. 12 is more than dwSize 16 leaves
+ * four a turn and the last four again when the count is not a multiple of 4
+ * (with SSE2 two records a register: each lane must count): blocks of type
+ * 6 (three instances) and type 2 of 0 to 21 counters, and of type 4 (three
+ * instances of one value), each record's dwDataSize made 12 in turn. 12 is more than dwSize 16 leaves
  * (EXCEEDS_CONTAINER at the record), so decode must fail there, with and
  * without the quick pass's word on it (PCQ_BULK walks through the same
  * checks); with no record touched the buffer is canonical. */
@@ -1370,12 +1371,13 @@ static void check_value_flips(uint32_t type, uint32_t nc)
     pcq_block b;
     pcq_data_instance in;
     pcq_value v;
+    int listed = type != PCQ_PERF_MULTI_INSTANCES, insts = type != PCQ_PERF_MULTI_COUNTERS;
     for (i = 0; i < nc; i++) ids[i] = 100 + (uint32_t)i, vals[i] = 1000 + i, sizes[i] = i % 3 ? 8 : 4;
     memset(&hdr, 0, sizeof hdr);
     pcq_writer_init(&w, buf, sizeof buf);
     pcq_begin_data(&w, &hdr);
-    pcq_begin_block(&w, type, 0, ids, nc);
-    if (type == PCQ_PERF_COUNTERSET)
+    pcq_begin_block(&w, type, 0, listed ? ids : NULL, listed ? nc : 0);
+    if (insts)
         for (i = 0; i < 3; i++)
             pcq_put_data_instance_u64(&w, (uint32_t)i, name, u16a("cpu", name), vals, sizes, nc);
     else
@@ -1384,13 +1386,15 @@ static void check_value_flips(uint32_t type, uint32_t nc)
     if (!TL_CHECK(written_canonical(&w, buf, &len, &d), "type %u, %u counters: canonical", type, nc)) return;
     pcq_data_blocks(&d, &bi);
     if (!TL_CHECK(pcq_blocks_next(&bi, &b) == 1, "type %u, %u counters: the block", type, nc)) return;
-    if (type == PCQ_PERF_COUNTERSET)
+    if (type == PCQ_PERF_MULTI_INSTANCES)
+        for (pcq_block_instances(&d, &b, &ii); pcq_instances_of_block_next(&ii, &in) == 1;)
+            offs[nrec++] = in.value.offset;
+    else if (insts)
         for (pcq_block_instances(&d, &b, &ii); pcq_instances_of_block_next(&ii, &in) == 1;)
             for (pcq_instance_values(&d, &in, &vi); pcq_values_next(&vi, &v) == 1;) offs[nrec++] = v.offset;
     else
         for (pcq_block_values(&d, &b, &vi); pcq_values_next(&vi, &v) == 1;) offs[nrec++] = v.offset;
-    if (!TL_CHECK(nrec == (type == PCQ_PERF_COUNTERSET ? 3 : 1) * (size_t)nc,
-                  "type %u, %u counters: %zu records", type, nc, nrec))
+    if (!TL_CHECK(nrec == (insts ? 3 : 1) * (size_t)nc, "type %u, %u counters: %zu records", type, nc, nrec))
         return;
     for (i = 0; i < nrec; i++) {
         int rc;
@@ -1416,6 +1420,7 @@ static void test_canonical_values(void)
         check_value_flips(PCQ_PERF_COUNTERSET, nc);
         if (nc > 0) check_value_flips(PCQ_PERF_MULTI_COUNTERS, nc);
     }
+    check_value_flips(PCQ_PERF_MULTI_INSTANCES, 1);
 }
 
 /* The quick pass's bounds on blocks (canonical_data: a slack of what the
