@@ -1354,10 +1354,11 @@ static void test_canonical_names(void)
  * four a turn and the last four again when the count is not a multiple of 4
  * (with SSE2 two records a register: each lane must count): blocks of type
  * 6 (three instances) and type 2 of 0 to 21 counters, and of type 4 (three
- * instances of one value), each record's dwDataSize made 12 in turn. 12 is more than dwSize 16 leaves
- * (EXCEEDS_CONTAINER at the record), so decode must fail there, with and
- * without the quick pass's word on it (PCQ_BULK walks through the same
- * checks); with no record touched the buffer is canonical. */
+ * instances of one value), each record's dwDataSize made 12 in turn. 12
+ * is more than dwSize 16 leaves (EXCEEDS_CONTAINER at the record), so
+ * decode must fail there, with and without the quick pass's word on it
+ * (PCQ_BULK walks through the same checks); with no record touched the
+ * buffer is canonical. */
 static void check_value_flips(uint32_t type, uint32_t nc)
 {
     uint32_t ids[21];
