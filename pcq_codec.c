@@ -388,16 +388,25 @@ static PCQ_FORCE_INLINE diffs one_diff(const uint8_t *p, diffs d)
     return _mm_or_si128(d, _mm_sub_epi64(w, _mm_set_epi64x(0, (long long)(VALUE_16 + 4))));
 }
 
-static PCQ_FORCE_INLINE diffs four_diff(const uint8_t *p, diffs d)
+/* The values at p and p + 16, and at q and q + 16 (the same ones again,
+ * or some of them, changes nothing). */
+static PCQ_FORCE_INLINE diffs pairs_diff(const uint8_t *p, const uint8_t *q, diffs d)
 {
     const __m128i c = _mm_set1_epi64x((long long)(VALUE_16 + 4));
-    return _mm_or_si128(d, _mm_or_si128(_mm_sub_epi64(two_words(p), c), _mm_sub_epi64(two_words(p + 32), c)));
+    return _mm_or_si128(d, _mm_or_si128(_mm_sub_epi64(two_words(p), c), _mm_sub_epi64(two_words(q), c)));
 }
 
 static PCQ_INLINE int any_bad(diffs d)
 {
     __m128i z = _mm_cmpeq_epi8(_mm_andnot_si128(_mm_set1_epi64x(4), d), _mm_setzero_si128());
     return _mm_movemask_epi8(z) != 0xFFFF;
+}
+
+/* any_bad(d) || any_zero(z), in one test */
+static PCQ_INLINE int any_bad_zero(diffs d, zeros z)
+{
+    __m128i y = _mm_cmpeq_epi8(_mm_or_si128(_mm_andnot_si128(_mm_set1_epi64x(4), d), z), _mm_setzero_si128());
+    return _mm_movemask_epi8(y) != 0xFFFF;
 }
 #else
 typedef uint64_t diffs;
@@ -408,31 +417,48 @@ static PCQ_FORCE_INLINE diffs one_diff(const uint8_t *p, diffs d)
     return d | (ld64(p) - (VALUE_16 + 4));
 }
 
-static PCQ_FORCE_INLINE diffs four_diff(const uint8_t *p, diffs d)
+static PCQ_FORCE_INLINE diffs pairs_diff(const uint8_t *p, const uint8_t *q, diffs d)
 {
-    return d | (ld64(p) - (VALUE_16 + 4)) | (ld64(p + 16) - (VALUE_16 + 4)) |
-           (ld64(p + 32) - (VALUE_16 + 4)) | (ld64(p + 48) - (VALUE_16 + 4));
+    return d | (ld64(p) - (VALUE_16 + 4)) | (ld64(p + 16) - (VALUE_16 + 4)) | (ld64(q) - (VALUE_16 + 4)) |
+           (ld64(q + 16) - (VALUE_16 + 4));
 }
 
 static PCQ_INLINE int any_bad(diffs d)
 {
     return (d & ~(uint64_t)4) != 0;
 }
+
+static PCQ_INLINE int any_bad_zero(diffs d, zeros z)
+{
+    return ((d & ~(uint64_t)4) | any_zero(z)) != 0;
+}
 #endif
 
-/* The same for n values from p: four a turn, and the last four again where
- * n is not a multiple of 4 (a value or-ed twice changes nothing), where a
- * loop of one at a time cost a type 6 block of 4 counters ~6 instructions
- * an instance. */
+/* The four values at p. */
+static PCQ_FORCE_INLINE diffs four_diff(const uint8_t *p, diffs d)
+{
+    return pairs_diff(p, p + 32, d);
+}
+
+/* The same for n values from p, n >= 4: four a turn, and the last four
+ * again where n is not a multiple of 4 (a value or-ed twice changes
+ * nothing), where a loop of one at a time cost a type 6 block of 4 counters
+ * ~6 instructions an instance. */
+static PCQ_FORCE_INLINE diffs many_diff(const uint8_t *p, size_t n, diffs d)
+{
+    const uint8_t *last4 = p + 16 * (n - 4);
+    for (; p < last4; p += 64) d = four_diff(p, d);
+    return four_diff(last4, d);
+}
+
+/* Any n: two to four values by their first two and their last two, with
+ * no loop to test (many_diff's test of four values was 3 instructions of a
+ * type 6 instance's 32, with gcc 12). */
 static PCQ_FORCE_INLINE diffs values_diff(const uint8_t *p, size_t n, diffs d)
 {
-    if (n >= 4) {
-        const uint8_t *last4 = p + 16 * (n - 4);
-        for (; p < last4; p += 64) d = four_diff(p, d);
-        return four_diff(last4, d);
-    }
-    for (; n > 0; n--, p += 16) d = one_diff(p, d);
-    return d;
+    if (n > 4) return many_diff(p, n, d);
+    if (n >= 2) return pairs_diff(p, p + 16 * (n - 2), d);
+    return n ? one_diff(p, d) : d;
 }
 
 /* The same for n values from at: non-zero if one is not canonical. */
@@ -2118,14 +2144,22 @@ static PCQ_INLINE int take(size_t *slack, size_t t)
 #endif
 }
 
-/* n canonical instances in [at, end), each followed by nv values: where the
- * last ends, or 0. */
+/* The forms of an instance's values: none, one, two to four, five or more. */
+enum {
+    VALUES_NONE,
+    VALUES_ONE,
+    VALUES_FEW,
+    VALUES_MANY
+};
+
+/* n canonical instances in [at, end), each followed by nv values (of the
+ * form that nv has): where the last ends, or 0. */
 static PCQ_FORCE_INLINE size_t canonical_instances_nv(const uint8_t *b, size_t at, size_t end, uint32_t n,
-                                                      uint32_t nv)
+                                                      uint32_t nv, int form)
 {
     size_t k = INSTANCE_HEADER_SIZE + 8 + 16 * (size_t)nv; /* the least an instance takes */
     size_t slack, t, last, sizes = 0;
-    const uint8_t *p = b + at; /* the instance's header: on a pointer, an addition fewer an instance */
+    const uint8_t *p = b + at, *v; /* the instance's header: on a pointer, an addition fewer an instance */
     diffs bad = DIFFS_NONE;
     zeros nul = ZEROS_NONE; /* every name word's but the last */
     /* slack: what [at, end) holds beyond the least size of the instances not
@@ -2141,25 +2175,36 @@ static PCQ_FORCE_INLINE size_t canonical_instances_nv(const uint8_t *b, size_t a
         if (bad_name_end(p + last)) return 0; /* a branch: fewer instructions than keeping a flag */
         nul = name_zeros(p, INSTANCE_HEADER_InstanceName, last, nul);
         /* a good value's first word minus VALUE_16 + 4 is 0 or 4 (bad_value): & ~4 once, at the end */
-        bad = nv == 1 ? one_diff(p + last + 8, bad) : values_diff(p + last + 8, nv, bad);
-        p += last + 8 + 16 * (size_t)nv;
+        if (form == VALUES_ONE) {
+            bad = one_diff(p + last + 8, bad);
+            p += last + 8 + 16;
+        } else {
+            v = p + last + 8; /* the values */
+            p = v + 16 * (size_t)nv;
+            if (form == VALUES_FEW) bad = pairs_diff(v, p - 32, bad);
+            if (form == VALUES_MANY) bad = many_diff(v, nv, bad);
+        }
     }
-    return any_bad(bad) || (sizes & 7) || any_zero(nul) ? 0 : (size_t)(p - b);
+    return any_bad_zero(bad, nul) || (sizes & 7) ? 0 : (size_t)(p - b);
 }
 
-/* The same; a type 4 block's instances (one value each) have a loop of
- * their own, its value check unrolled, and so do instances of four values
- * or more, where values_diff's test of nv >= 4 goes from the loop (gcc 12:
- * ~4 instructions a type 6 instance of four values, a spilled register
- * among them; mix 0.614 -> 0.580 Ir/B, the counter sets 0.29 -> 0.28). */
+/* The same; each form of values has a loop of its own, where the form is
+ * known and values_diff's tests of nv go from the loop: a type 4 block's
+ * instances (one value each), two to four values (pairs_diff, no loop: a
+ * type 6 instance of four values 32 -> 28 instructions, gcc 12), five or
+ * more (many_diff, its test of nv >= 4 gone: ~4 instructions a type 6
+ * instance and a spilled register before), and none (a counter set of no
+ * counters). Validation of mix 0.532 -> 0.494 Ir/B with the loop of two to
+ * four; 0.614 -> 0.580 with the loop of four or more. */
 static size_t canonical_instances(const uint8_t *b, size_t at, size_t end, uint32_t n, uint32_t nv)
 {
     /* that their values fit the container (16 nv wrapping no size_t, even a 32-bit one with
      * PCQ_MAX_COUNTERS raised) is canonical_instances_nv's test of nv and of n k */
     if (n > PCQ_MAX_INSTANCES || nv > PCQ_MAX_COUNTERS) return 0;
-    if (nv == 1) return canonical_instances_nv(b, at, end, n, 1);
-    if (nv >= 4) return canonical_instances_nv(b, at, end, n, nv);
-    return canonical_instances_nv(b, at, end, n, nv);
+    if (nv == 1) return canonical_instances_nv(b, at, end, n, 1, VALUES_ONE);
+    if (nv - 2 <= 2) return canonical_instances_nv(b, at, end, n, nv, VALUES_FEW);
+    if (nv == 0) return canonical_instances_nv(b, at, end, n, 0, VALUES_NONE);
+    return canonical_instances_nv(b, at, end, n, nv, VALUES_MANY);
 }
 
 /* A canonical _PERF_MULTI_COUNTERS at `at` (dwSize 8 + 4 n, padded to 8)
@@ -2238,11 +2283,11 @@ static int canonical_data(const uint8_t *b, size_t len)
      * dwSize - 16 within the slack) keeps it and the next one's header inside */
     if (n > (len - DATA_HEADER_SIZE) / COUNTER_HEADER_SIZE) return 0;
     slack = len - DATA_HEADER_SIZE - (size_t)n * COUNTER_HEADER_SIZE;
-    for (i = 0; i < n; i++) { /* canonical_blocks' test written out: through canonical_block_at, or with
+    for (i = n; i > 0; i--) { /* canonical_blocks' test written out: through canonical_block_at, or with
                                 * that loop's result, gcc 12 spent one or two instructions a block more */
         uint64_t w = ld64(b + at + COUNTER_HEADER_dwSize); /* dwSize and Reserved: Reserved 0, dwSize a
                                                              multiple of 8, 16 or more (below wraps) */
-        size_t size = (uint32_t)w;
+        size_t size = (size_t)w; /* when the test below passes, w's upper half (Reserved) is 0 */
         if ((w & ~(uint64_t)0xFFFFFFF8u) || take(&slack, size - COUNTER_HEADER_SIZE) ||
             !canonical_block(b, at, size, ld32(b + at + COUNTER_HEADER_dwType)))
             return 0;

@@ -1350,10 +1350,11 @@ static void test_canonical_names(void)
     }
 }
 
-/* The quick checks of the value records (_PERF_COUNTER_DATA, §2.2.4.9),
- * four a turn and the last four again when the count is not a multiple of 4
- * (with SSE2 two records a register: each lane must count): blocks of type
- * 6 (three instances) and type 2 of 0 to 21 counters, and of type 4 (three
+/* The quick checks of the value records (_PERF_COUNTER_DATA, §2.2.4.9):
+ * two to four by the first two and the last two, more four a turn and the
+ * last four again when the count is not a multiple of 4 (with SSE2 two
+ * records a register: each lane must count): blocks of type 6 (three
+ * instances) and type 2 of 0 to 21 counters, and of type 4 (three
  * instances of one value), each record's dwDataSize made 12 in turn. 12
  * is more than dwSize 16 leaves (EXCEEDS_CONTAINER at the record), so
  * decode must fail there, with and without the quick pass's word on it
