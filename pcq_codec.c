@@ -2337,9 +2337,10 @@ enum {
 enum {
     B_VALUE1 = 1,
     B_MC,
-    B_MC_BULK, /* PCQ_BULK: a canonical type 2 block's _PERF_MULTI_COUNTERS and values */
+    B_MC_BULK, /* PCQ_BULK: a canonical block's _PERF_MULTI_COUNTERS (type 2: and its values) */
     B_VALUES,
     B_MI,
+    B_MI_BULK, /* PCQ_BULK: a canonical block's _PERF_MULTI_INSTANCES, its instances one run */
     B_END
 };
 enum {
@@ -2568,38 +2569,60 @@ static void bulk_value1(rd *r, frame *body, pcq_item *it)
     it->values_fast = !(it->values & 7) && !bad_value(ld64(r->b + it->values));
 }
 
-/* PCQ_BULK: a canonical type 2 block (Figure 7; what canonical_block
- * accepts) needs no parser. Its header is read as parse_block reads it; its
- * body frame yields the _PERF_MULTI_COUNTERS with the values next
- * (B_MC_BULK). 0 when it is not canonical. */
-static int bulk_block2(rd *r, frame *f, pcq_item *it)
+/* PCQ_BULK: a canonical block (what canonical_block accepts: nothing in it
+ * can be an error or a diagnostic) needs no parser. Its header is read as
+ * parse_block reads it; a type 0 or 1 block needs no body frame (a type 1
+ * block's value comes with it, as bulk_value1 gives it), the others' body
+ * frame yields what is left by phases that read without checking
+ * (B_MC_BULK, B_MI_BULK). Blocks of instances only up to BULK_BLOCK_MAX:
+ * their instances are then read again as one run, from L1 (a larger block
+ * goes to bulk_step's runs, each checked just before it is read). A single
+ * pass over blocks of a few instances each (the bench's mix) spent ~450
+ * instructions an item on the parsers and frames. 0 when it is not
+ * canonical: the parsers run. */
+enum {
+    BULK_BLOCK_MAX = 4096
+};
+
+static int bulk_block(rd *r, frame *f, pcq_item *it)
 {
     const uint8_t *p = r->b + f->pos;
     size_t at = f->pos, room = (f->end < r->len ? f->end : r->len) - at, size;
+    uint32_t type;
     frame *body;
-    if ((at & 7) || room < COUNTER_HEADER_SIZE || ld32(p + COUNTER_HEADER_dwType) != PCQ_PERF_MULTI_COUNTERS)
-        return 0;
+    if ((at & 7) || room < COUNTER_HEADER_SIZE) return 0;
     size = ld32(p + COUNTER_HEADER_dwSize);
+    type = ld32(p + COUNTER_HEADER_dwType);
     if (ld32(p + COUNTER_HEADER_Reserved) || (size & 7) || size < COUNTER_HEADER_SIZE || size > room ||
-        !canonical_block(r->b, at, size, PCQ_PERF_MULTI_COUNTERS))
+        (size > BULK_BLOCK_MAX && (type == PCQ_PERF_MULTI_INSTANCES || type == PCQ_PERF_COUNTERSET)) ||
+        !canonical_block(r->b, at, size, type))
         return 0;
     item_begin(it, PCQ_S_COUNTER_HEADER, f, at);
     block_clear(&it->u.block);
     it->u.block.offset = at;
     it->u.block.status = ld32(p + COUNTER_HEADER_dwStatus);
-    it->u.block.type = PCQ_PERF_MULTI_COUNTERS;
+    it->u.block.type = type;
     it->u.block.size = (uint32_t)size;
     it->u.block.body = it->u.block.body_end = at + COUNTER_HEADER_SIZE;
     it->extent = size;
-    body = push(r->w, FR_BODY, at + COUNTER_HEADER_SIZE, at + size, f->depth + 1u);
-    body->btype = PCQ_PERF_MULTI_COUNTERS;
-    body->size_at = at + COUNTER_HEADER_dwSize;
-    body->size_what = COUNTER_HEADER_NAME ".dwSize";
-    body->phase = B_MC_BULK;
+    if (type == PCQ_PERF_SINGLE_COUNTER) { /* Figure 6: its one value, canonical */
+        pcq_value_at_(r->b, at + COUNTER_HEADER_SIZE, &it->u.block.value);
+        it->values = at + COUNTER_HEADER_SIZE;
+        it->nvalues = 1;
+        it->values_fast = 1;
+    } else if (type != PCQ_PERF_ERROR_RETURN) { /* a type 0 block is its header (Figure 5) */
+        body = push(r->w, FR_BODY, at + COUNTER_HEADER_SIZE, at + size, f->depth + 1u);
+        body->btype = (uint8_t)type;
+        body->size_at = at + COUNTER_HEADER_dwSize;
+        body->size_what = COUNTER_HEADER_NAME ".dwSize";
+        body->phase = type == PCQ_PERF_MULTI_INSTANCES ? B_MI_BULK : B_MC_BULK;
+    }
     return item_done(f, at + size);
 }
 
-/* B_MC_BULK: the _PERF_MULTI_COUNTERS of a canonical type 2 block. */
+/* B_MC_BULK: the _PERF_MULTI_COUNTERS of a canonical block. In a type 2
+ * block its values follow (Figure 7), passed with it, and the block ends
+ * there: its body frame goes. */
 static int bulk_multi_counters(rd *r, frame *f, pcq_item *it)
 {
     size_t at = f->pos, size = ld32(r->b + at + MULTI_COUNTERS_dwSize);
@@ -2610,12 +2633,48 @@ static int bulk_multi_counters(rd *r, frame *f, pcq_item *it)
     it->u.multi.count = count;
     it->u.multi.ids.ptr = r->b + at + MULTI_COUNTERS_SIZE;
     it->u.multi.ids.len = (size_t)count * COUNTER_ID_SIZE;
-    it->values = at + size;
-    it->values_ids = at + MULTI_COUNTERS_SIZE;
-    it->nvalues = count;
-    it->values_fast = 1;
-    f->pos = f->end;
-    f->phase = B_END;
+    if (f->btype == PCQ_PERF_MULTI_COUNTERS) {
+        it->values = at + size;
+        it->values_ids = at + MULTI_COUNTERS_SIZE;
+        it->nvalues = count;
+        it->values_fast = 1;
+        r->w->nframes--; /* f, on top */
+        return STEP_ITEM;
+    }
+    f->ids_at = at + MULTI_COUNTERS_SIZE; /* a PERF_COUNTERSET block: its instances next (Figure 9) */
+    f->nvalues = count;
+    f->count_at = at + MULTI_COUNTERS_dwCounters;
+    f->pos = at + size;
+    f->phase = B_MI_BULK;
+    return STEP_ITEM;
+}
+
+/* B_MI_BULK: the _PERF_MULTI_INSTANCES of a canonical block, which ends the
+ * block: its instances' frame takes the place of the body's, and they are
+ * one run (pcq_walk_run_item_ takes them inline). */
+static int bulk_multi_instances(rd *r, frame *f, pcq_item *it)
+{
+    pcq_walk *w = r->w;
+    size_t at = f->pos, size = ld32(r->b + at + MULTI_INSTANCES_dwTotalSize), ids_at = f->ids_at;
+    uint32_t count = ld32(r->b + at + MULTI_INSTANCES_dwInstances);
+    uint32_t nvalues = f->btype == PCQ_PERF_COUNTERSET ? f->nvalues : 1;
+    unsigned depth = f->depth + 1u;
+    uint8_t btype = f->btype;
+    frame *insts;
+    item_begin(it, PCQ_S_MULTI_INSTANCES, f, at);
+    it->extent = size;
+    it->u.instances.size = (uint32_t)size;
+    it->u.instances.count = count;
+    w->nframes--; /* f, on top */
+    insts = push(w, FR_DATA_INSTANCES, at + MULTI_INSTANCES_SIZE, at + size, depth);
+    counted(insts, count, FL_EXACT, at + MULTI_INSTANCES_dwInstances, MULTI_INSTANCES_NAME ".dwInstances", at,
+            MULTI_INSTANCES_NAME ".dwTotalSize");
+    insts->nvalues = nvalues;
+    insts->btype = btype;
+    insts->ids_at = btype == PCQ_PERF_COUNTERSET ? ids_at : 0;
+    w->run = count; /* canonical_block checked them all */
+    w->run_end = at + size;
+    w->run_skip = 0;
     return STEP_ITEM;
 }
 
@@ -2666,7 +2725,8 @@ static int step_block(rd *r, frame *f, pcq_item *it)
     if ((r->w->mode & WALK_PASS) && pass_worth(r, f) && pass_blocks(r, f) && (rc = frame_more(r, f)) <= 0)
         return rc; /* the blocks passed were the last */
     at = f->pos;
-    if (bulk_on(r->w) && bulk_block2(r, f, it)) return STEP_ITEM;
+    /* (a decoder's pass_blocks passed the canonical blocks: this one is not) */
+    if (bulk_on(r->w) && !(r->w->mode & WALK_PASS) && bulk_block(r, f, it)) return STEP_ITEM;
     item_begin(it, PCQ_S_COUNTER_HEADER, f, at);
     if ((rc = parse_block(r, f, at, b)) != 0) return rc;
     it->extent = b->size;
@@ -2727,7 +2787,7 @@ static int bulk_instance(rd *r, frame *f, pcq_item *it)
     if (any_zero(name_zeros(b, at + INSTANCE_HEADER_InstanceName, last, ZEROS_NONE)) | bad_name_end(b + last))
         return 0;
     if (f->nvalues == 1 ? bad_value(ld64(b + last + 8)) != 0 : bad_values(b, last + 8, f->nvalues)) return 0;
-    pcq_walk_item_at_(r->w, it, size); /* f is the top frame */
+    pcq_walk_item_at_(f, b, it, at, size); /* f is the top frame */
     return STEP_ITEM;
 }
 
@@ -2921,6 +2981,7 @@ static int step_body(rd *r, frame *f, pcq_item *it)
         v->ids_at = f->ids_at;
         return STEP_ON;
     case B_MI: return body_multi_instances(r, f, it);
+    case B_MI_BULK: return bulk_multi_instances(r, f, it);
     default: rc = body_end(r, f); return rc != 0 ? rc : STEP_DONE;
     }
 }
@@ -3358,6 +3419,7 @@ static void pass_instances(pcq_walk *w)
     f->pos = it.f.pos;
     f->index = it.f.index;
     f->left = it.f.left;
+    w->run = 0; /* a run bulk_multi_instances set up is passed too */
 }
 
 /* Walks buf whole; *first (may be NULL) gets the first item, *count the

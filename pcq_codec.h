@@ -1576,18 +1576,23 @@ PCQ_INLINE_ uint32_t pcq_block_counter_id_fast_(const pcq_block *b, uint32_t i)
     return b ? pcq_block_counter_id_(b, i) : 0;
 }
 
-/* PCQ_BULK: the item of a canonical instance of `size` bytes at the top
- * frame's position (bulk_step in pcq_codec.c checked it), field by field;
- * the frame moves past it, as item_done. */
-PCQ_INLINE_ void pcq_walk_item_at_(pcq_walk *w, pcq_item *it, size_t size)
+/* PCQ_BULK: the item of a canonical instance of `size` bytes at `at`, the
+ * position of frame f, the top one (bulk_step in pcq_codec.c checked it),
+ * field by field; the frame moves past it, as item_done. The frame is read
+ * into locals and written before the item: the item's fields could alias
+ * it (size_t and uint32_t both), so each store reloaded what came after. */
+PCQ_INLINE_ void pcq_walk_item_at_(pcq_walk_frame_ *f, const uint8_t *b, pcq_item *it, size_t at, size_t size)
 {
-    pcq_walk_frame_ *f = &w->frames[w->nframes - 1];
     pcq_data_instance *d = &it->u.data_instance;
-    const uint8_t *b = w->buf;
-    size_t at = f->pos;
+    size_t ids = f->ids_at;
+    uint32_t nv = f->nvalues, index = f->index;
+    unsigned depth = f->depth;
+    f->pos = at + size + 16 * (size_t)nv;
+    f->index = index + 1;
+    f->left--;
     it->type = PCQ_S_DATA_INSTANCE;
-    it->depth = f->depth;
-    it->index = f->index;
+    it->depth = depth;
+    it->index = index;
     it->offset = at;
     it->size = it->extent = size;
     it->single = 0;
@@ -1595,8 +1600,8 @@ PCQ_INLINE_ void pcq_walk_item_at_(pcq_walk *w, pcq_item *it, size_t size)
     it->has_counter_id = 0;
     it->partial = 0;
     it->values = at + size;
-    it->values_ids = f->ids_at;
-    it->nvalues = f->nvalues;
+    it->values_ids = ids;
+    it->nvalues = nv;
     it->values_fast = 1;
     d->value.data_size = d->value.size = 0; /* unused in a walk's item; field by field, not a memset */
     d->value.data.ptr = NULL;
@@ -1610,12 +1615,9 @@ PCQ_INLINE_ void pcq_walk_item_at_(pcq_walk *w, pcq_item *it, size_t size)
     d->name.ptr = b + at + 8;               /* InstanceName */
     d->name.len = pcq_name_len_(b, at + 8, at + size);
     d->offset = at;
-    d->num_values = f->nvalues;
-    d->ids_at = (uint32_t)f->ids_at;
+    d->num_values = nv;
+    d->ids_at = (uint32_t)ids;
     d->values = d->values_end = at + size;
-    f->pos = at + size + 16 * (size_t)f->nvalues;
-    f->index++;
-    f->left--;
 }
 
 /* PCQ_BULK: the next instance of a run the walk checked canonical as a
@@ -1627,13 +1629,13 @@ PCQ_INLINE_ void pcq_walk_item_at_(pcq_walk *w, pcq_item *it, size_t size)
  * what was checked (0: the walk's checks take it). */
 PCQ_INLINE_ int pcq_walk_run_item_(pcq_walk *w, pcq_item *it)
 {
-    const pcq_walk_frame_ *f = &w->frames[w->nframes - 1];
-    size_t rest = w->run_end - f->pos, size; /* the frame stays inside the run: pos <= run_end */
-    if (rest < 16) return 0;                 /* (changed bytes may have ended an instance there) */
-    size = pcq_ld32_(w->buf + f->pos);       /* _PERF_INSTANCE_HEADER.Size */
+    pcq_walk_frame_ *f = &w->frames[w->nframes - 1];
+    size_t at = f->pos, rest = w->run_end - at, size; /* the frame stays inside the run: pos <= run_end */
+    if (rest < 16) return 0;                          /* (changed bytes may have ended an instance there) */
+    size = pcq_ld32_(w->buf + at);                    /* _PERF_INSTANCE_HEADER.Size */
     if (size < 16 || size > rest || 16 * (size_t)f->nvalues > rest - size) return 0;
     w->run--;
-    pcq_walk_item_at_(w, it, size);
+    pcq_walk_item_at_(f, w->buf, it, at, size);
     return 1;
 }
 
