@@ -636,6 +636,175 @@ static void test_bulk_runs(void)
     }
 }
 
+/* The five block types in turn, canonical (each as PCQ_BULK takes a
+ * canonical block whole: bulk_block), 384 bytes:
+ *    48 type 0, its header only;
+ *    64 type 1, one 8-byte value (record at 80);
+ *    96 type 2, _PERF_MULTI_COUNTERS at 112 (ids 1, 2), values at 128, 144;
+ *   160 type 4, _PERF_MULTI_INSTANCES at 176, instances at 184, 216
+ *       (Size 16: name "a" or "b"), each with its value after it;
+ *   248 type 6, _PERF_MULTI_COUNTERS at 264 (ids 3, 4), _PERF_MULTI_INSTANCES
+ *       at 280, instances at 288, 336, each with two values. */
+static size_t five_types(uint8_t *b)
+{
+    size_t k, j, at;
+    memset(b, 0, 384);
+    tl_put32le(b, 384);
+    tl_put32le(b + 4, 5);
+    tl_put32le(b + 56, 16); /* type 0 */
+    tl_put32le(b + 68, 1);  /* type 1 */
+    tl_put32le(b + 72, 32);
+    tl_put32le(b + 80, 8);
+    tl_put32le(b + 84, 16);
+    tl_put32le(b + 88, 1001);
+    tl_put32le(b + 100, 2); /* type 2 */
+    tl_put32le(b + 104, 64);
+    tl_put32le(b + 112, 16);
+    tl_put32le(b + 116, 2);
+    tl_put32le(b + 120, 1);
+    tl_put32le(b + 124, 2);
+    for (k = 0; k < 2; k++) {
+        tl_put32le(b + 128 + 16 * k, 4);
+        tl_put32le(b + 132 + 16 * k, 16);
+        tl_put32le(b + 136 + 16 * k, 2000 + (uint32_t)k);
+    }
+    tl_put32le(b + 164, 4); /* type 4 */
+    tl_put32le(b + 168, 88);
+    tl_put32le(b + 176, 72);
+    tl_put32le(b + 180, 2);
+    for (k = 0, at = 184; k < 2; k++, at += 32) {
+        tl_put32le(b + at, 16);
+        tl_put32le(b + at + 4, (uint32_t)k);
+        b[at + 8] = (uint8_t)('a' + k);
+        tl_put32le(b + at + 16, 8);
+        tl_put32le(b + at + 20, 16);
+        tl_put32le(b + at + 24, 4000 + (uint32_t)k);
+    }
+    tl_put32le(b + 252, 6); /* type 6 */
+    tl_put32le(b + 256, 136);
+    tl_put32le(b + 264, 16);
+    tl_put32le(b + 268, 2);
+    tl_put32le(b + 272, 3);
+    tl_put32le(b + 276, 4);
+    tl_put32le(b + 280, 104);
+    tl_put32le(b + 284, 2);
+    for (k = 0, at = 288; k < 2; k++, at += 48) {
+        tl_put32le(b + at, 16);
+        tl_put32le(b + at + 4, (uint32_t)k);
+        b[at + 8] = (uint8_t)('a' + k);
+        for (j = 0; j < 2; j++) {
+            tl_put32le(b + at + 16 + 16 * j, 4);
+            tl_put32le(b + at + 20 + 16 * j, 16);
+            tl_put32le(b + at + 24 + 16 * j, 6000 + 10 * (uint32_t)k + (uint32_t)j);
+        }
+    }
+    return 384;
+}
+
+/* An item as the test compares it: where it is, and under PCQ_BULK its
+ * values (read through pcq_item_values and summed). */
+typedef struct bulk_rec {
+    int type;
+    unsigned depth;
+    uint32_t index, nvalues;
+    size_t offset, size, extent;
+    uint64_t sum;
+} bulk_rec;
+
+/* Walks buf (plain, or PCQ_BULK by the macro or the function); a plain
+ * walk's COUNTER_ID and COUNTER_DATA items are folded into the item before
+ * them, as PCQ_BULK folds them. Returns the walk's result. */
+static int bulk_recs(const uint8_t *buf, size_t len, unsigned flags, int by_function, bulk_rec *r, size_t cap,
+                     size_t *n)
+{
+    pcq_walk w;
+    pcq_item it;
+    pcq_opts o;
+    int rc;
+    memset(&o, 0, sizeof o);
+    o.flags = flags;
+    *n = 0;
+    pcq_walk_begin(&w, PCQ_KIND_DATA, buf, len, &o);
+    while ((rc = by_function ? (pcq_walk_next)(&w, &it) : pcq_walk_next(&w, &it)) == 1) {
+        if (it.type == PCQ_S_COUNTER_ID) continue;
+        if (it.type == PCQ_S_COUNTER_DATA) {
+            if (*n) {
+                r[*n - 1].nvalues++;
+                r[*n - 1].sum += it.u.value.u64;
+            }
+            continue;
+        }
+        if (*n == cap) return -100;
+        r[*n].type = it.type;
+        r[*n].depth = it.depth;
+        r[*n].index = it.index;
+        r[*n].offset = it.offset;
+        r[*n].size = it.size;
+        r[*n].extent = it.extent;
+        r[*n].nvalues = 0;
+        r[*n].sum = 0;
+        if (flags & PCQ_BULK) {
+            pcq_iter vals;
+            uint64_t v[8];
+            size_t k, m;
+            pcq_item_values(&w, &it, &vals);
+            while ((m = pcq_values_read_u64(&vals, v, 8)) > 0)
+                for (k = 0; k < m; k++) {
+                    r[*n].nvalues++;
+                    r[*n].sum += v[k];
+                }
+        }
+        ++*n;
+    }
+    return rc;
+}
+
+/* PCQ_BULK takes a canonical block whole (no body frame for types 0 and 1;
+ * a type 4 or 6 block's instances one run): the same items, values and end
+ * as the plain walk, by the macro or the function, on the five types in
+ * turn; and, with one instance's padding not zero (a diagnostic: that
+ * block is not canonical), on the parsers' path for that block alone. */
+static void test_bulk_blocks(void)
+{
+    static uint8_t b[384];
+    bulk_rec ra[40], rb[40];
+    size_t len, na, nb, k;
+    int a, c, pass, fn;
+
+    for (pass = 0; pass < 2; pass++) {
+        len = five_types(b);
+        if (pass == 1) b[184 + 32 + 12] = 1; /* the type 4 block's second instance: padding after its NUL */
+        a = bulk_recs(b, len, 0, 0, ra, 40, &na);
+        TL_CHECK(a == 0 && na == 14, "pass %d: the plain walk %s, %zu items", pass, pcq_status_name(a), na);
+        for (fn = 0; fn < 2; fn++) {
+            c = bulk_recs(b, len, PCQ_BULK, fn, rb, 40, &nb);
+            if (!TL_CHECK(c == a && nb == na, "pass %d, %s: %s, %zu items; plain %s, %zu", pass,
+                          fn ? "by the function" : "by the macro", pcq_status_name(c), nb, pcq_status_name(a),
+                          na))
+                continue;
+            for (k = 0; k < na; k++)
+                if (!TL_CHECK(
+                        ra[k].type == rb[k].type && ra[k].depth == rb[k].depth &&
+                            ra[k].index == rb[k].index && ra[k].offset == rb[k].offset &&
+                            ra[k].size == rb[k].size && ra[k].extent == rb[k].extent &&
+                            ra[k].nvalues == rb[k].nvalues && ra[k].sum == rb[k].sum,
+                        "pass %d, %s, item %zu: type %d d%u i%u @%zu +%zu ext %zu, %u values (sum %llu); "
+                        "bulk: type %d d%u i%u @%zu +%zu ext %zu, %u values (sum %llu)",
+                        pass, fn ? "by the function" : "by the macro", k, ra[k].type, ra[k].depth,
+                        ra[k].index, ra[k].offset, ra[k].size, ra[k].extent, ra[k].nvalues,
+                        (unsigned long long)ra[k].sum, rb[k].type, rb[k].depth, rb[k].index, rb[k].offset,
+                        rb[k].size, rb[k].extent, rb[k].nvalues, (unsigned long long)rb[k].sum))
+                    break;
+        }
+    }
+    /* the values where the layout puts them: type 1 1001; type 2 2000 + 2001; the type 6 block's
+     * second instance 6010 + 6011 */
+    TL_CHECK(rb[2].type == PCQ_S_COUNTER_HEADER && rb[2].sum == 1001 && rb[4].sum == 4001 &&
+                 rb[13].type == PCQ_S_DATA_INSTANCE && rb[13].offset == 336 && rb[13].sum == 12021,
+             "the values: %llu, %llu, %llu", (unsigned long long)rb[2].sum, (unsigned long long)rb[4].sum,
+             (unsigned long long)rb[13].sum);
+}
+
 /* Diagnostics as the decoder reports them, up to 8. */
 typedef struct diag_list {
     size_t n, offset[8];
@@ -820,6 +989,7 @@ int main(int argc, char **argv)
     test_string_conventions();
     test_bulk_edges();
     test_bulk_runs();
+    test_bulk_blocks();
     test_pass_blocks();
     printf("test_walk: %zu vectors, their prefixes and mutations\n", n);
     return tl_finish();
