@@ -45,6 +45,11 @@
 #define CALC_INLINE
 #endif
 #if defined(__GNUC__)
+#define CALC_FORCE_INLINE __inline__ __attribute__((always_inline)) /* a kernel, once a stride */
+#else
+#define CALC_FORCE_INLINE CALC_INLINE
+#endif
+#if defined(__GNUC__)
 #define CALC_NOINLINE __attribute__((noinline)) /* a rare path kept out of its caller's frame */
 #else
 #define CALC_NOINLINE
@@ -516,14 +521,21 @@ static void column_sample(const pcq_calc_column *c, pcq_calc_sample *s)
                         (c->obj_freq ? PCQ_CALC_HAVE_FREQ : 0u) | (c->multi ? PCQ_CALC_HAVE_MULTI : 0u));
 }
 
+/* Where row i's values are in column c's arrays (stride 0 is 1). */
+static size_t column_at(const pcq_calc_column *c, size_t i)
+{
+    return c->stride > 1 ? i * c->stride : i;
+}
+
 /* Row i of column c into s (set up by column_sample). */
 static void column_row(const pcq_calc_column *c, size_t i, pcq_calc_sample *s)
 {
-    s->value = c->value[i];
-    if (c->base) s->base = c->base[i];
-    if (c->obj_time) s->obj_time = c->obj_time[i];
-    if (c->obj_freq) s->obj_freq = c->obj_freq[i];
-    if (c->multi) s->multi = c->multi[i];
+    size_t at = column_at(c, i);
+    s->value = c->value[at];
+    if (c->base) s->base = c->base[at];
+    if (c->obj_time) s->obj_time = c->obj_time[at];
+    if (c->obj_freq) s->obj_freq = c->obj_freq[at];
+    if (c->multi) s->multi = c->multi[at];
 }
 
 /* What every row of a column shares, worked out once for the kernels. */
@@ -544,9 +556,11 @@ static CALC_INLINE void kfinish(const kcol *k, double v, unsigned nb, pcq_calc_c
 /* Kernels: formula() a column at a time for the common ops, the dispatch
  * and everything a column shares out of the loop. The operations and their
  * order are formula()'s, so every row is what calc_eval gives (fuzz_calc and
- * test_calc compare them). 0 when the op has no kernel. */
-static int kernel(const kcol *k, const pcq_calc_column *oc, const pcq_calc_column *nc, size_t n,
-                  pcq_calc_cell *out)
+ * test_calc compare them). 0 when the op has no kernel. Row i's values at
+ * [i * ns] (newer) and [i * os] (older): kernel() inlines it for columns of
+ * their own (1, 1: the loops as before) and for strided ones. */
+static CALC_FORCE_INLINE int kernel_at(const kcol *k, const pcq_calc_column *oc, const pcq_calc_column *nc,
+                                       size_t n, pcq_calc_cell *out, size_t ns, size_t os)
 {
     const uint64_t *nv = nc->value, *ov = oc != NULL ? oc->value : NULL, *nb_ = nc->base;
     const uint64_t *ob_ = oc != NULL ? oc->base : NULL;
@@ -555,11 +569,12 @@ static int kernel(const kcol *k, const pcq_calc_column *oc, const pcq_calc_colum
     size_t i;
     switch (k->d->op) {
     case OP_RAW:
-        for (i = 0; i < n; i++) kfinish(k, (double)nv[i], 0, &out[i]);
+        for (i = 0; i < n; i++) kfinish(k, (double)nv[i * ns], 0, &out[i]);
         return 1;
     case OP_RAW_FRACTION:
         for (i = 0; i < n; i++)
-            kfinish(k, nb_[i] == 0 ? 0.0 : 100.0 * ((double)nv[i] / (double)nb_[i]), 0, &out[i]);
+            kfinish(k, nb_[i * ns] == 0 ? 0.0 : 100.0 * ((double)nv[i * ns] / (double)nb_[i * ns]), 0,
+                    &out[i]);
         return 1;
     case OP_DELTA:
     case OP_RATE:
@@ -571,7 +586,7 @@ static int kernel(const kcol *k, const pcq_calc_column *oc, const pcq_calc_colum
             return 0; /* the interval comes from another counter: a row at a time */
         for (i = 0; i < n; i++) {
             nb = 0;
-            if (raw_delta(ov[i], nv[i], k->width, k->flags, &dn, &nb) != 0)
+            if (raw_delta(ov[i * os], nv[i * ns], k->width, k->flags, &dn, &nb) != 0)
                 kstatus(&out[i], PCQ_CALC_WENT_BACKWARDS, nb);
             else if (k->d->op == OP_DELTA)
                 kfinish(k, (double)dn, nb, &out[i]);
@@ -592,11 +607,11 @@ static int kernel(const kcol *k, const pcq_calc_column *oc, const pcq_calc_colum
     case OP_AVG_TIMER:
         for (i = 0; i < n; i++) {
             nb = 0;
-            if (raw_delta(ov[i], nv[i], k->width, k->flags, &dn, &nb) != 0)
+            if (raw_delta(ov[i * os], nv[i * ns], k->width, k->flags, &dn, &nb) != 0)
                 kstatus(&out[i], PCQ_CALC_WENT_BACKWARDS, nb);
             else if (k->st != PCQ_CALC_OK)
                 kstatus(&out[i], k->st, nb);
-            else if (raw_delta(ob_[i], nb_[i], k->bwidth, k->flags, &db, &nb) != 0)
+            else if (raw_delta(ob_[i * os], nb_[i * ns], k->bwidth, k->flags, &db, &nb) != 0)
                 kstatus(&out[i], PCQ_CALC_NEGATIVE_DENOMINATOR, nb);
             else if (db == 0)
                 kfinish(k, 0.0, nb, &out[i]);
@@ -610,6 +625,14 @@ static int kernel(const kcol *k, const pcq_calc_column *oc, const pcq_calc_colum
         return 1;
     default: return 0;
     }
+}
+
+static int kernel(const kcol *k, const pcq_calc_column *oc, const pcq_calc_column *nc, size_t n,
+                  pcq_calc_cell *out)
+{
+    size_t ns = nc->stride > 1 ? nc->stride : 1, os = oc != NULL && oc->stride > 1 ? oc->stride : 1;
+    if (ns == 1 && os == 1) return kernel_at(k, oc, nc, n, out, 1, 1);
+    return kernel_at(k, oc, nc, n, out, ns, os);
 }
 
 /* The column's constants for kernel(): those formula() and interval() would

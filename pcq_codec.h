@@ -2407,7 +2407,13 @@ PCQ_API int pcq_calc_cook(const pcq_counterset_info *info, const pcq_data *older
 
 /* One counter's raw values across n instances of one sample, and that
  * sample's clocks: what pcq_calc_cook_column cooks. pcq_block_column_u64
- * reads a column of a reply. A related column left NULL is not present. */
+ * reads a column of a reply, pcq_block_columns_u64 all of a block's. A
+ * related column left NULL is not present. Zero-initialize it (stride 0).
+ * Row i's values are at value[i * stride] (base[i * stride], ...): stride
+ * 0 or 1 for columns of their own; for a table of rows, nc values a row (as
+ * pcq_block_rows_u64 gives a block, or a reply of single-instance blocks a
+ * block a row), counter j's column is value = table + j, stride = nc, and
+ * no copy into columns is needed. */
 typedef struct pcq_calc_column {
     const uint64_t *value;               /* N: n values */
     const uint64_t *base;                /* B: the base counter's values, or NULL */
@@ -2415,6 +2421,7 @@ typedef struct pcq_calc_column {
     const uint64_t *multi;               /* M: the MultiId values, or NULL */
     uint8_t value_size, base_size;       /* 4 or 8 (dwDataSize) for all; 0: from the type */
     uint64_t time, time_100ns, freq;     /* the data header's PerfTimeStamp, PerfTime100NSec, PerfFreq */
+    size_t stride; /* values from one row to the next in every array: 0 (as 1) or more */
 } pcq_calc_column;
 
 /* A cooked value in 16 bytes. */

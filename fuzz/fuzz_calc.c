@@ -114,6 +114,49 @@ static void check_format(double v, uint32_t type, uint64_t attrib, size_t cap)
     free(small);
 }
 
+/* The same columns as tables of rows (pcq_calc_column.stride): the newer's
+ * 5 values a row, the older's 7 (two more of any value between rows, which
+ * no row may read); the cells the same as the columns' (out), bit for bit. */
+static void check_strided(uint32_t type, int32_t scale, unsigned flags, const pcq_calc_column *oc,
+                          const pcq_calc_column *nc, uint64_t nv[5][3], uint64_t ov[5][3],
+                          const pcq_calc_cell *out)
+{
+    uint64_t tn[3 * 5], to[3 * 7];
+    pcq_calc_column sn = *nc, so;
+    pcq_calc_cell t[3];
+    size_t i, k;
+    for (i = 0; i < 3; i++) {
+        for (k = 0; k < 5; k++) {
+            tn[i * 5 + k] = nv[k][i];
+            to[i * 7 + k] = ov[k][i];
+        }
+        to[i * 7 + 5] = to[i * 7 + 6] = ~(uint64_t)i;
+    }
+    sn.stride = 5;
+    sn.value = tn;
+    sn.base = nc->base ? tn + 1 : NULL;
+    sn.obj_time = nc->obj_time ? tn + 2 : NULL;
+    sn.obj_freq = nc->obj_freq ? tn + 3 : NULL;
+    sn.multi = nc->multi ? tn + 4 : NULL;
+    if (oc) {
+        so = *oc;
+        so.stride = 7;
+        so.value = to;
+        so.base = oc->base ? to + 1 : NULL;
+        so.obj_time = oc->obj_time ? to + 2 : NULL;
+        so.obj_freq = oc->obj_freq ? to + 3 : NULL;
+        so.multi = oc->multi ? to + 4 : NULL;
+    }
+    FZ_CHECK(pcq_calc_cook_column(type, scale, flags, oc ? &so : NULL, &sn, 3, t) == PCQ_OK,
+             "pcq_calc_cook_column refused strided columns");
+    for (i = 0; i < 3; i++)
+        FZ_CHECK(t[i].status == out[i].status && t[i].notes == out[i].notes &&
+                     same_double(t[i].value, out[i].value),
+                 "type 0x%08x row %zu: strided %s %.17g 0x%x, columns %s %.17g 0x%x", type, i,
+                 pcq_calc_status_name(t[i].status), t[i].value, t[i].notes,
+                 pcq_calc_status_name(out[i].status), out[i].value, out[i].notes);
+}
+
 /* pcq_calc_cook_column: every row is what pcq_calc_value gives for that
  * row's samples. Three rows from the fuzzed pair: as read, each value one
  * more, and the two samples' values swapped (a counter going backwards). The
@@ -195,6 +238,7 @@ static void check_column(uint32_t type, int32_t scale, const pcq_calc_sample *o,
                  pcq_calc_status_name(out[i].status), out[i].value, out[i].notes, pcq_calc_status_name(r.st),
                  r.v, r.notes);
     }
+    check_strided(type, scale, flags, o ? &oc : NULL, &nc, nv, ov, out);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -2315,6 +2315,55 @@ static void column_is_value(int line, uint32_t type, unsigned flags, const uint6
     }
 }
 
+/* pcq_calc_column.stride: the columns of `type` (value, base, obj_time,
+ * obj_freq: 4 columns of n rows, n <= 4) cooked as they are and as tables of
+ * rows (the newer's 4 values a row, the older's 6: two more between rows
+ * that no row may read) give the same cells, bit for bit. */
+static void strided_is_columns(int line, uint32_t type, const uint64_t ov[4][4], const uint64_t nv[4][4],
+                               size_t n)
+{
+    uint64_t tn[4 * 4], to[4 * 6];
+    pcq_calc_column oc, nc, so, sn;
+    pcq_calc_cell a[4], b[4];
+    size_t i, k;
+    memset(&oc, 0, sizeof oc);
+    oc.value_size = oc.base_size = 8;
+    oc.time = 50000;
+    oc.time_100ns = 1000;
+    oc.freq = 10000000;
+    nc = oc;
+    nc.time = 60000;
+    nc.time_100ns = 2000;
+    so = oc;
+    sn = nc;
+    oc.value = ov[0], oc.base = ov[1], oc.obj_time = ov[2], oc.obj_freq = ov[3];
+    nc.value = nv[0], nc.base = nv[1], nc.obj_time = nv[2], nc.obj_freq = nv[3];
+    for (i = 0; i < n; i++) {
+        for (k = 0; k < 4; k++) {
+            tn[i * 4 + k] = nv[k][i];
+            to[i * 6 + k] = ov[k][i];
+        }
+        to[i * 6 + 4] = to[i * 6 + 5] = 0xFFFFFFFFFFFFFFF0u; /* read, they would change the cells */
+    }
+    sn.stride = 4;
+    so.stride = 6;
+    sn.value = tn, sn.base = tn + 1, sn.obj_time = tn + 2, sn.obj_freq = tn + 3;
+    so.value = to, so.base = to + 1, so.obj_time = to + 2, so.obj_freq = to + 3;
+    if (!tl_check(pcq_calc_cook_column(type, 0, 0, &oc, &nc, n, a) == PCQ_OK &&
+                      pcq_calc_cook_column(type, 0, 0, &so, &sn, n, b) == PCQ_OK,
+                  "line %d: columns", line))
+        return;
+    for (i = 0, k = 0; i < n; i++) k += a[i].status == PCQ_CALC_OK && a[i].value != 0.0;
+    tl_check(k > 0, "line %d: type 0x%08x: no row cooked to a value (the case would test nothing)", line,
+             (unsigned)type);
+    for (i = 0; i < n; i++)
+        tl_check(a[i].status == b[i].status && a[i].notes == b[i].notes &&
+                     memcmp(&a[i].value, &b[i].value, sizeof a[i].value) == 0,
+                 "line %d: type 0x%08x row %zu: columns %s %.17g, strided %s %.17g", line, (unsigned)type, i,
+                 pcq_calc_status_name(a[i].status), a[i].value, pcq_calc_status_name(b[i].status),
+                 b[i].value);
+}
+
 static void test_cook_column(void)
 {
     /* PERF_100NSEC_TIMER_INV: 100 (1 - dN / dT100), dT100 = 1000. Deltas of
@@ -2337,6 +2386,23 @@ static void test_cook_column(void)
              "TIMER_INV below 0, NOCAP100: %s", pcq_calc_status_name(out[3].status));
     /* PERF_COUNTER_TIMER_INV (the tick clock, dT = 10000): the same kernel. */
     column_is_value(__LINE__, 0x21410500u, 0, ov, nv, 4, out);
+
+    /* Strided columns (tables of rows): a kernel with a base column (PERF_SAMPLE_FRACTION), one
+     * without (PERF_COUNTER_BULK_COUNT), a row at a time (PERF_OBJ_TIME_TIMER: obj_time and obj_freq) */
+    {
+        static const uint64_t sov[4][4] = {{100, 200, 300, 400},
+                                           {10, 20, 30, 40},
+                                           {5000, 5000, 6000, 7000},
+                                           {1000, 1000, 1000, 1000}};
+        static const uint64_t snv[4][4] = {{150, 260, 300, 900},
+                                           {20, 20, 50, 90},
+                                           {6000, 9000, 6000, 8000},
+                                           {1000, 1000, 1000, 1000}};
+        strided_is_columns(__LINE__, 0x20C20400u, sov, snv, 4);
+        strided_is_columns(__LINE__, 0x10410500u, sov, snv, 4);
+        strided_is_columns(__LINE__, 0x20610500u, sov, snv, 4);
+        strided_is_columns(__LINE__, 0x21510500u, sov, snv, 3);
+    }
 
     /* Arguments: a NULL array that the n rows need; n = 0 needs none. */
     memset(&c, 0, sizeof c);
