@@ -539,6 +539,10 @@ static void cook_one(case_ctx *c, uint32_t j, const uint64_t *nv, const uint64_t
  * counter. Cells come counter-major per block (per reply for repeated
  * blocks); the two samples list the same blocks, instances and counters in
  * the same order. */
+enum {
+    MULTI_TILE = 256
+}; /* column_cook: rows of a reply of single-instance blocks a tile (48 KiB a sample) */
+
 static size_t column_cook(case_ctx *c)
 {
     const bench_shape *s = c->content.shape;
@@ -550,15 +554,20 @@ static size_t column_cook(case_ctx *c)
     pcq_data_blocks(&c->dn, &bn);
     pcq_data_blocks(&c->dold, &bo);
     if (s->layout == BENCH_MULTI) { /* a row a block */
-        size_t rows = c->content.units, r = 0;
-        uint64_t *nv = c->colbuf, *ov = c->colbuf + (size_t)nc * rows;
-        while (r < rows && pcq_blocks_next(&bn, &b) == 1 && pcq_blocks_next(&bo, &ob) == 1) {
-            pcq_block_rows_u64(&c->dn, &b, nv + r * nc, nc, &got);
-            pcq_block_rows_u64(&c->dold, &ob, ov + r * nc, nc, &got);
-            r++;
+        size_t rows = c->content.units, tile = rows < MULTI_TILE ? rows : MULTI_TILE, r0, r, t;
+        uint64_t *nv = c->colbuf, *ov = c->colbuf + (size_t)nc * tile; /* colbuf: 2 nc rows values */
+        for (r0 = 0; r0 < rows; r0 += t) { /* a tile of rows at a time, so that the columns' strided reads
+                                              * stay in cache (the whole table, 200 MB at 256 MiB, took a
+                                              * pass over memory a counter: 4.4x the hand formula) */
+            t = rows - r0 < tile ? rows - r0 : tile;
+            for (r = 0; r < t && pcq_blocks_next(&bn, &b) == 1 && pcq_blocks_next(&bo, &ob) == 1; r++) {
+                pcq_block_rows_u64(&c->dn, &b, nv + r * nc, nc, &got);
+                pcq_block_rows_u64(&c->dold, &ob, ov + r * nc, nc, &got);
+            }
+            for (j = 0; j < nc; j++) cook_one(c, j, nv, ov, r, 1, nc, out + j * rows + r0);
+            if (r < t) break; /* (the samples list the same blocks) */
         }
-        for (j = 0; j < nc; j++, k += rows) cook_one(c, j, nv, ov, rows, 1, nc, out + k);
-        return k;
+        return (size_t)nc * rows;
     }
     while (pcq_blocks_next(&bn, &b) == 1 && pcq_blocks_next(&bo, &ob) == 1) {
         size_t ninst = b.num_instances, cap = (size_t)nc * ninst;
