@@ -114,6 +114,19 @@ static void check_format(double v, uint32_t type, uint64_t attrib, size_t cap)
     free(small);
 }
 
+/* Column c read from table t instead: value, base, obj_time, obj_freq and
+ * multi at 0 to 4 of each row of `stride` values (those c has). */
+static void as_table(pcq_calc_column *s, const pcq_calc_column *c, const uint64_t *t, size_t stride)
+{
+    *s = *c;
+    s->stride = stride;
+    s->value = t;
+    s->base = c->base ? t + 1 : NULL;
+    s->obj_time = c->obj_time ? t + 2 : NULL;
+    s->obj_freq = c->obj_freq ? t + 3 : NULL;
+    s->multi = c->multi ? t + 4 : NULL;
+}
+
 /* The same columns as tables of rows (pcq_calc_column.stride): the newer's
  * 5 values a row, the older's 7 (two more of any value between rows, which
  * no row may read); the cells the same as the columns' (out), bit for bit. */
@@ -122,7 +135,7 @@ static void check_strided(uint32_t type, int32_t scale, unsigned flags, const pc
                           const pcq_calc_cell *out)
 {
     uint64_t tn[3 * 5], to[3 * 7];
-    pcq_calc_column sn = *nc, so;
+    pcq_calc_column sn, so;
     pcq_calc_cell t[3];
     size_t i, k;
     for (i = 0; i < 3; i++) {
@@ -132,21 +145,8 @@ static void check_strided(uint32_t type, int32_t scale, unsigned flags, const pc
         }
         to[i * 7 + 5] = to[i * 7 + 6] = ~(uint64_t)i;
     }
-    sn.stride = 5;
-    sn.value = tn;
-    sn.base = nc->base ? tn + 1 : NULL;
-    sn.obj_time = nc->obj_time ? tn + 2 : NULL;
-    sn.obj_freq = nc->obj_freq ? tn + 3 : NULL;
-    sn.multi = nc->multi ? tn + 4 : NULL;
-    if (oc) {
-        so = *oc;
-        so.stride = 7;
-        so.value = to;
-        so.base = oc->base ? to + 1 : NULL;
-        so.obj_time = oc->obj_time ? to + 2 : NULL;
-        so.obj_freq = oc->obj_freq ? to + 3 : NULL;
-        so.multi = oc->multi ? to + 4 : NULL;
-    }
+    as_table(&sn, nc, tn, 5);
+    if (oc) as_table(&so, oc, to, 7);
     FZ_CHECK(pcq_calc_cook_column(type, scale, flags, oc ? &so : NULL, &sn, 3, t) == PCQ_OK,
              "pcq_calc_cook_column refused strided columns");
     for (i = 0; i < 3; i++)
