@@ -800,10 +800,12 @@ PCQ_API int pcq_walk_next(pcq_walk *w, pcq_item *item);
  * error (nvalues counts them) and the next call returns the error, with the
  * structure it cut as *item. Diagnostics among them come before the item.
  * Everything else (errors, offsets, diagnostics, their order) is the walk's.
- * A block's instances are checked in runs (as many as fit 4 KiB, at most
- * 64) and a run's instances yielded by an inline step (pcq_walk_next is a
- * macro for it, as the iterators' steps are): the same items, in fewer
- * instructions.
+ * A canonical block (the layout Windows writes) is checked whole when it
+ * is reached, and a block of up to 4 KiB is then one run of instances; a
+ * larger block's instances are checked in runs (as many as fit 4 KiB, at
+ * most 64); a run's instances are yielded by an inline step (pcq_walk_next
+ * is a macro for it, as the iterators' steps are): the same items, in
+ * fewer instructions.
  *
  *     pcq_opts o = {0};
  *     uint64_t v[64];
@@ -1621,7 +1623,8 @@ PCQ_INLINE_ void pcq_walk_item_at_(pcq_walk_frame_ *f, const uint8_t *b, pcq_ite
 }
 
 /* PCQ_BULK: the next instance of a run the walk checked canonical as a
- * whole (bulk_step: as many as fit 4 KiB, a few instructions a word), the
+ * whole (a canonical block's instances, up to 4 KiB: bulk_block; else
+ * bulk_step's, as many as fit 4 KiB: a few instructions a word), the
  * item bulk_step would make of it, without a call: for a single pass over
  * blocks of small instances, where the call and its checks cost ~185
  * instructions a 48-byte instance. Its Size is read again, so it is held
