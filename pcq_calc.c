@@ -521,16 +521,16 @@ static void column_sample(const pcq_calc_column *c, pcq_calc_sample *s)
                         (c->obj_freq ? PCQ_CALC_HAVE_FREQ : 0u) | (c->multi ? PCQ_CALC_HAVE_MULTI : 0u));
 }
 
-/* Where row i's values are in column c's arrays (stride 0 is 1). */
-static size_t column_at(const pcq_calc_column *c, size_t i)
+/* From one row's values to the next in column c's arrays (stride 0 is 1). */
+static size_t column_stride(const pcq_calc_column *c)
 {
-    return c->stride > 1 ? i * c->stride : i;
+    return c->stride > 1 ? c->stride : 1;
 }
 
 /* Row i of column c into s (set up by column_sample). */
 static void column_row(const pcq_calc_column *c, size_t i, pcq_calc_sample *s)
 {
-    size_t at = column_at(c, i);
+    size_t at = i * column_stride(c);
     s->value = c->value[at];
     if (c->base) s->base = c->base[at];
     if (c->obj_time) s->obj_time = c->obj_time[at];
@@ -630,7 +630,7 @@ static CALC_FORCE_INLINE int kernel_at(const kcol *k, const pcq_calc_column *oc,
 static int kernel(const kcol *k, const pcq_calc_column *oc, const pcq_calc_column *nc, size_t n,
                   pcq_calc_cell *out)
 {
-    size_t ns = nc->stride > 1 ? nc->stride : 1, os = oc != NULL && oc->stride > 1 ? oc->stride : 1;
+    size_t ns = column_stride(nc), os = oc != NULL ? column_stride(oc) : 1;
     if (ns == 1 && os == 1) return kernel_at(k, oc, nc, n, out, 1, 1);
     return kernel_at(k, oc, nc, n, out, ns, os);
 }

@@ -2622,11 +2622,18 @@ static int bulk_block(rd *r, frame *f, pcq_item *it)
 
 /* B_MC_BULK: the _PERF_MULTI_COUNTERS of a canonical block. In a type 2
  * block its values follow (Figure 7), passed with it, and the block ends
- * there: its body frame goes. */
+ * there: its body frame goes. Its fields are read again, so they are held
+ * inside the block (f->end, inside the input) as bulk_block found them:
+ * bytes changed since (a buffer shared with a writer) are never followed
+ * outside it. 0 when they are not (step_body: the parsers say what is
+ * wrong). */
 static int bulk_multi_counters(rd *r, frame *f, pcq_item *it)
 {
-    size_t at = f->pos, size = ld32(r->b + at + MULTI_COUNTERS_dwSize);
-    uint32_t count = ld32(r->b + at + MULTI_COUNTERS_dwCounters);
+    size_t at = f->pos, size;
+    uint32_t count;
+    if ((size = canonical_multi_counters(r->b, at, f->end, &count)) == 0 ||
+        (f->btype == PCQ_PERF_MULTI_COUNTERS && 16 * (uint64_t)count != f->end - at - size))
+        return 0;
     item_begin(it, PCQ_S_MULTI_COUNTERS, f, at);
     it->extent = size;
     it->u.multi.size = (uint32_t)size;
@@ -2651,16 +2658,21 @@ static int bulk_multi_counters(rd *r, frame *f, pcq_item *it)
 
 /* B_MI_BULK: the _PERF_MULTI_INSTANCES of a canonical block, which ends the
  * block: its instances' frame takes the place of the body's, and they are
- * one run (pcq_walk_run_item_ takes them inline). */
+ * one run (pcq_walk_run_item_ takes them inline, each held inside the
+ * run). dwTotalSize is read again and held to the block's end, as
+ * bulk_multi_counters holds its fields (0: the parsers run). */
 static int bulk_multi_instances(rd *r, frame *f, pcq_item *it)
 {
     pcq_walk *w = r->w;
-    size_t at = f->pos, size = ld32(r->b + at + MULTI_INSTANCES_dwTotalSize), ids_at = f->ids_at;
-    uint32_t count = ld32(r->b + at + MULTI_INSTANCES_dwInstances);
-    uint32_t nvalues = f->btype == PCQ_PERF_COUNTERSET ? f->nvalues : 1;
+    size_t at = f->pos, size, ids_at = f->ids_at;
+    uint32_t count, nvalues = f->btype == PCQ_PERF_COUNTERSET ? f->nvalues : 1;
     unsigned depth = f->depth + 1u;
     uint8_t btype = f->btype;
     frame *insts;
+    if (f->end - at < MULTI_INSTANCES_SIZE || ld32(r->b + at + MULTI_INSTANCES_dwTotalSize) != f->end - at)
+        return 0;
+    size = f->end - at;
+    count = ld32(r->b + at + MULTI_INSTANCES_dwInstances);
     item_begin(it, PCQ_S_MULTI_INSTANCES, f, at);
     it->extent = size;
     it->u.instances.size = (uint32_t)size;
@@ -2969,7 +2981,10 @@ static int step_body(rd *r, frame *f, pcq_item *it)
         f->pos += it->u.value.size;
         return STEP_ITEM;
     case B_MC: return body_multi_counters(r, f, it);
-    case B_MC_BULK: return bulk_multi_counters(r, f, it);
+    case B_MC_BULK: /* the parsers when the bytes changed since bulk_block checked them */
+        if (bulk_multi_counters(r, f, it)) return STEP_ITEM;
+        f->phase = B_MC;
+        return body_multi_counters(r, f, it);
     case B_VALUES: /* Figure 7: dwCounters values */
         f->phase = B_END;
         if (!f->nvalues && f->end <= r->len && f->end - f->pos < 8)
@@ -2981,7 +2996,10 @@ static int step_body(rd *r, frame *f, pcq_item *it)
         v->ids_at = f->ids_at;
         return STEP_ON;
     case B_MI: return body_multi_instances(r, f, it);
-    case B_MI_BULK: return bulk_multi_instances(r, f, it);
+    case B_MI_BULK:
+        if (bulk_multi_instances(r, f, it)) return STEP_ITEM;
+        f->phase = B_MI;
+        return body_multi_instances(r, f, it);
     default: rc = body_end(r, f); return rc != 0 ? rc : STEP_DONE;
     }
 }

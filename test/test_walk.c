@@ -805,6 +805,55 @@ static void test_bulk_blocks(void)
              (unsigned long long)rb[13].sum);
 }
 
+/* PCQ_BULK reads a canonical block's _PERF_MULTI_COUNTERS and
+ * _PERF_MULTI_INSTANCES again after its header item: bytes changed in
+ * between (a buffer shared with a writer) are held inside the block, and
+ * the walk ends in the error the plain walk of the changed bytes gives, at
+ * the same offset, reading nothing outside the input (an exact heap copy,
+ * for ASan and valgrind): a type 2 block's dwCounters, a type 4 block's
+ * dwTotalSize, a type 6 block's _PERF_MULTI_COUNTERS.dwSize, each set past
+ * the input once the block's header item is out. */
+static void test_bulk_blocks_changed(void)
+{
+    static const struct {
+        size_t block, field;
+        uint32_t value;
+    } cases[3] = {{96, 116, 1000}, {160, 176, 0x10000}, {248, 264, 0x1000}};
+    static uint8_t b[384];
+    size_t len = five_types(b), k, n, err_at;
+    pcq_walk w;
+    pcq_item it, last;
+    pcq_opts o;
+    pcq_iter vals;
+    uint64_t v[8];
+    int pass, rc, plain;
+
+    for (k = 0; k < 3; k++)
+        for (pass = 0; pass < 2; pass++) {
+            uint8_t *h = (uint8_t *)malloc(len);
+            if (!TL_CHECK(h != NULL, "malloc")) return;
+            memcpy(h, b, len);
+            tl_put32le(h + cases[k].field, cases[k].value);
+            plain = walk_data(h, len, 0, &w, &last, &n); /* the plain walk of the changed bytes */
+            err_at = w.err.offset;
+            memcpy(h, b, len);
+            memset(&o, 0, sizeof o);
+            o.flags = PCQ_BULK;
+            pcq_walk_begin(&w, PCQ_KIND_DATA, h, len, &o);
+            while ((rc = pass ? (pcq_walk_next)(&w, &it) : pcq_walk_next(&w, &it)) == 1) {
+                if (it.type == PCQ_S_COUNTER_HEADER && it.offset == cases[k].block)
+                    tl_put32le(h + cases[k].field, cases[k].value);
+                pcq_item_values(&w, &it, &vals); /* every value read: none outside the input */
+                while (pcq_values_read_u64(&vals, v, 8) > 0) continue;
+            }
+            TL_CHECK(plain < 0 && rc == plain && w.err.offset == err_at,
+                     "field at %zu changed after its block's header, %s: %s at %zu; the plain walk %s at %zu",
+                     cases[k].field, pass ? "by the function" : "by the macro", pcq_status_name(rc),
+                     w.err.offset, pcq_status_name(plain), err_at);
+            free(h);
+        }
+}
+
 /* Diagnostics as the decoder reports them, up to 8. */
 typedef struct diag_list {
     size_t n, offset[8];
@@ -990,6 +1039,7 @@ int main(int argc, char **argv)
     test_bulk_edges();
     test_bulk_runs();
     test_bulk_blocks();
+    test_bulk_blocks_changed();
     test_pass_blocks();
     printf("test_walk: %zu vectors, their prefixes and mutations\n", n);
     return tl_finish();
