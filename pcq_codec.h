@@ -1562,9 +1562,15 @@ PCQ_INLINE_ void pcq_item_values_fast_(const pcq_walk *w, const pcq_item *item, 
 {
     if (item->values_fast) {
         pcq_values_fast_at_(w->buf, w->len, item->values, item->nvalues, item->values_ids, it);
-    } else {
+    } else { /* only the fields it reads, so that *item is not taken by a call (see below) */
+        pcq_item c;
         pcq_iter t;
-        pcq_item_values(w, item, &t);
+        c.offset = item->offset;
+        c.values = item->values;
+        c.values_ids = item->values_ids;
+        c.nvalues = item->nvalues;
+        c.values_fast = 0;
+        pcq_item_values(w, &c, &t);
         *it = t;
     }
 }
@@ -1642,10 +1648,21 @@ PCQ_INLINE_ int pcq_walk_run_item_(pcq_walk *w, pcq_item *it)
     return 1;
 }
 
+/* The call fills a copy, so that the caller's item is never taken by a
+ * call (nor by pcq_item_values' above): where the caller does not take it
+ * either, the compiler keeps in it only the fields the caller reads, and
+ * drops the inline step's stores of the others (scan of small 2.36 -> 1.48
+ * Ir/B, ~82 -> ~40 instructions a 48-byte instance; mix 2.99 -> 2.51; gcc
+ * 12). A caller that takes &it pays the copy (216 bytes) a call, not an
+ * inline step. */
 PCQ_INLINE_ int pcq_walk_next_fast_(pcq_walk *w, pcq_item *it)
 {
+    pcq_item t;
+    int rc;
     if (w->run && pcq_walk_run_item_(w, it)) return 1;
-    return pcq_walk_next(w, it);
+    rc = pcq_walk_next(w, &t);
+    *it = t;
+    return rc;
 }
 
 #define pcq_walk_next(w, it)                 pcq_walk_next_fast_((w), (it))
