@@ -160,7 +160,7 @@ check:
 	      || echo "$$v (build): 0 passed, 1 failed" >> $(RESULTS); \
 	  done; \
 	done
-	@$(MAKE) --no-print-directory check-cxx check-knobs check-tables check-format check-spdx $(CHECK_EXTRA)
+	@$(MAKE) --no-print-directory check-cxx check-knobs check-tables check-ahead check-format check-spdx $(CHECK_EXTRA)
 	@echo "== summary"
 	@awk '{ print "  " $$0 }' $(RESULTS)
 	@awk '{ p += $$(NF-3); f += $$(NF-1) } \
@@ -252,7 +252,7 @@ check-cxx:
 
 # The library compiles with each knob of pcq_codec.h set.
 KNOBS ?= -DPCQ_NO_ENCODER -DPCQ_NO_CALC -DPCQ_MAX_COUNTERS=1 -DPCQ_MAX_INSTANCES=0x7fffffff \
-         -DPCQ_PAIR_CHECK_MAX=1 -DPCQ_API=extern -DPCQ_NO_SIMD
+         -DPCQ_PAIR_CHECK_MAX=1 -DPCQ_API=extern -DPCQ_NO_SIMD -DPCQ_AHEAD_FROM=-1 -DPCQ_AHEAD=1
 check-knobs:
 	@for knob in $(KNOBS); do \
 	  echo "== check: the library with $$knob"; \
@@ -280,6 +280,15 @@ check-tables:
 	  echo "$$line"; \
 	  echo "$$(basename $(CC)) test_walk (PCQ_PAIR_CHECK_MAX=$$n): $$line" >> $(RESULTS); \
 	done
+
+# Every test with reading ahead on for every input (PCQ_AHEAD_FROM=1, 256
+# bytes ahead), under the sanitizers, each prefetch made a read
+# (PCQ_AHEAD_CHECK): an address past the input is an ASan error (D19).
+check-ahead:
+	@echo "== check: every test reading ahead (PCQ_AHEAD_FROM=1, PCQ_AHEAD=256, PCQ_AHEAD_CHECK)"
+	@$(MAKE) --no-print-directory check-variant VARIANT=ahead SAN=1 \
+	  CFLAGS="-O1 -g -DPCQ_AHEAD_FROM=1 -DPCQ_AHEAD=256 -DPCQ_AHEAD_CHECK" \
+	  || echo "ahead (build): 0 passed, 1 failed" >> $(RESULTS)
 
 # The C sources against .clang-format (with clang-format 14; skipped, and
 # said so, without it).

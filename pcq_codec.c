@@ -76,6 +76,26 @@
 #define PCQ_NOINLINE
 #endif
 
+/* Reading ahead. Out of cache, a loop that reads a buffer once is bound by
+ * how far ahead the hardware fetches for it: on the Xeon guest of
+ * bench/RESULTS.md a plain loop summing 256 MiB ran at 68-74% of memcpy's
+ * speed, 98-106% with a prefetch AHEAD bytes ahead. The checks of the
+ * canonical layout (validation's and the single pass's) prefetch a line an
+ * instance or four values, of bytes inside the input only: no address
+ * outside it is formed (docs/decisions.md D19). A hint: it reads nothing.
+ * Not in an input under AHEAD_FROM bytes, which is most often read from
+ * cache (a reply just received): there a prefetch is an instruction for
+ * nothing (validation of mix 0.467 -> 0.489 Ir/B at 1 MiB). */
+#define AHEAD      ((size_t)PCQ_AHEAD)
+#define AHEAD_FROM ((size_t)(PCQ_AHEAD_FROM))
+#if defined(PCQ_AHEAD_CHECK) /* make check-ahead: a read, so that ASan sees where each one points */
+#define PREFETCH(p) ((void)*(const volatile uint8_t *)(p))
+#elif defined(__GNUC__)
+#define PREFETCH(p) __builtin_prefetch(p)
+#else
+#define PREFETCH(p) ((void)0)
+#endif
+
 unsigned pcq_version(void)
 {
     return PCQ_VERSION_NUMBER;
@@ -444,27 +464,30 @@ static PCQ_FORCE_INLINE diffs four_diff(const uint8_t *p, diffs d)
  * again where n is not a multiple of 4 (a value or-ed twice changes
  * nothing), where a loop of one at a time cost a type 6 block of 4 counters
  * ~6 instructions an instance. */
-static PCQ_FORCE_INLINE diffs many_diff(const uint8_t *p, size_t n, diffs d)
+static PCQ_FORCE_INLINE diffs many_diff(const uint8_t *p, size_t n, diffs d, size_t ahead)
 {
     const uint8_t *last4 = p + 16 * (n - 4);
-    for (; p < last4; p += 64) d = four_diff(p, d);
+    for (; p < last4; p += 64) {
+        if (ahead) PREFETCH(p + ahead); /* a line a turn (the caller found p + AHEAD in the input) */
+        d = four_diff(p, d);
+    }
     return four_diff(last4, d);
 }
 
 /* Any n: two to four values by their first two and their last two, with
  * no loop to test (many_diff's test of four values was 3 instructions of a
  * type 6 instance's 32, with gcc 12). */
-static PCQ_FORCE_INLINE diffs values_diff(const uint8_t *p, size_t n, diffs d)
+static PCQ_FORCE_INLINE diffs values_diff(const uint8_t *p, size_t n, diffs d, size_t ahead)
 {
-    if (n > 4) return many_diff(p, n, d);
+    if (n > 4) return many_diff(p, n, d, ahead);
     if (n >= 2) return pairs_diff(p, p + 16 * (n - 2), d);
     return n ? one_diff(p, d) : d;
 }
 
 /* The same for n values from at: non-zero if one is not canonical. */
-static PCQ_FORCE_INLINE int bad_values(const uint8_t *b, size_t at, size_t n)
+static PCQ_FORCE_INLINE int bad_values(const uint8_t *b, size_t at, size_t n, size_t ahead)
 {
-    return any_bad(values_diff(b + at, n, DIFFS_NONE));
+    return any_bad(values_diff(b + at, n, DIFFS_NONE, ahead));
 }
 
 /* The first zero unit of a word that has one (has_nul16(w) = z != 0): the
@@ -2152,22 +2175,26 @@ enum {
     VALUES_MANY
 };
 
-/* n canonical instances in [at, end), each followed by nv values (of the
- * form that nv has): where the last ends, or 0. */
-static PCQ_FORCE_INLINE size_t canonical_instances_nv(const uint8_t *b, size_t at, size_t end, size_t n,
-                                                      size_t nv, int form)
+/* The canonical layout's checks (canonical_instances) */
+typedef struct inst_state {
+    const uint8_t *p; /* the next instance's header: on a pointer, an addition fewer an instance */
+    size_t slack;     /* what the container holds beyond the least size of the instances not yet read */
+    diffs bad;        /* the values' first words, less VALUE_16 + 4 */
+    zeros nul;        /* every name word's but the last */
+} inst_state;
+
+/* n instances at s->p, each followed by nv values (of the form that nv
+ * has), prefetching `ahead` bytes ahead (0: none): 0 when one breaks the
+ * layout. One test an instance (its Size within the slack) keeps the next
+ * one's header inside the container. */
+static PCQ_FORCE_INLINE int instances_run(inst_state *s, size_t n, size_t nv, int form, size_t ahead)
 {
-    size_t k = INSTANCE_HEADER_SIZE + 8 + 16 * nv; /* the least an instance takes */
-    size_t slack, t, last;
-    const uint8_t *p = b + at, *v; /* the instance's header: on a pointer, an addition fewer an instance */
-    diffs bad = DIFFS_NONE;
-    zeros nul = ZEROS_NONE; /* every name word's but the last */
-    /* slack: what [at, end) holds beyond the least size of the instances not
-     * yet read. One test an instance (its Size within the slack) keeps the
-     * next one's header inside [at, end); n and k below 2^32, n k fits. */
-    if (nv >= 0x0FFFFFFFu || (uint64_t)n * k > end - at) return 0; /* k < 2^32 */
-    slack = end - at - n * k;
+    const uint8_t *p = s->p, *v;
+    size_t slack = s->slack, t, last;
+    diffs bad = s->bad;
+    zeros nul = s->nul;
     for (; n > 0; n--) {
+        if (ahead) PREFETCH(p + ahead);
         t = (size_t)ld32(p + INSTANCE_HEADER_Size) - 16; /* Size below 16 wraps and fails */
         if (take(&slack, t)) return 0;
         last = INSTANCE_HEADER_SIZE + t;      /* the name's last 8 bytes, from p */
@@ -2189,10 +2216,48 @@ static PCQ_FORCE_INLINE size_t canonical_instances_nv(const uint8_t *b, size_t a
             v = p + last + 8; /* the values */
             p = v + 16 * nv;
             if (form == VALUES_FEW) bad = pairs_diff(v, p - 32, bad);
-            if (form == VALUES_MANY) bad = many_diff(v, nv, bad);
+            if (form == VALUES_MANY) bad = many_diff(v, nv, bad, ahead);
         }
     }
-    return any_bad_zero(bad, nul) ? 0 : (size_t)(p - b);
+    s->p = p;
+    s->slack = slack;
+    s->bad = bad;
+    s->nul = nul;
+    return 1;
+}
+
+/* n canonical instances from `at`, each followed by nv values (of the
+ * form that nv has), with room left for `more` after them in [at, end)
+ * (their least size each; a run of a container's instances: the rest of
+ * its count): where the last of the n ends, or 0. The input is [0, lim),
+ * end <= lim. `near` (a constant): -1, no reading ahead; 0, end + AHEAD
+ * <= lim (read ahead for all); 1, either. */
+static PCQ_FORCE_INLINE size_t canonical_instances_nv(const uint8_t *b, size_t at, size_t end, size_t lim,
+                                                      size_t n, size_t more, size_t nv, int form, int near)
+{
+    size_t k = INSTANCE_HEADER_SIZE + 8 + 16 * nv; /* the least an instance takes */
+    size_t all = n + more, need, rest;
+    inst_state s;
+    /* n + more and k below 2^32: their product fits */
+    if (nv >= 0x0FFFFFFFu || (uint64_t)all * k > end - at) return 0; /* k < 2^32 */
+    s.p = b + at;
+    s.slack = end - at - all * k;
+    s.bad = DIFFS_NONE;
+    s.nul = ZEROS_NONE;
+    /* Read ahead but for the last `rest` instances. Before the j-th (from 0),
+     * end - p >= (all - j) k (the slack is what is beyond), so it ends at
+     * least (all - j - 1) k before end: when that is `need` instances (more
+     * than AHEAD), or end + AHEAD <= lim, every byte it has is more than
+     * AHEAD from the input's end. Two loops, not a test an instance. */
+    if (near < 0) {
+        if (!instances_run(&s, n, nv, form, 0)) return 0;
+    } else if (!near || lim - end >= AHEAD || (need = AHEAD / k + 1) <= more) { /* all of them: one loop */
+        if (!instances_run(&s, n, nv, form, AHEAD)) return 0;
+    } else {
+        rest = need - more < n ? need - more : n;
+        if (!instances_run(&s, n - rest, nv, form, AHEAD) || !instances_run(&s, rest, nv, form, 0)) return 0;
+    }
+    return any_bad_zero(s.bad, s.nul) ? 0 : (size_t)(s.p - b);
 }
 
 /* The same; each form of values has a loop of its own, where the form is
@@ -2209,10 +2274,41 @@ static size_t canonical_instances(const uint8_t *b, size_t at, size_t end, size_
     /* that their values fit the container (16 nv wrapping no size_t, even a 32-bit one with
      * PCQ_MAX_COUNTERS raised) is canonical_instances_nv's test of nv and of n k */
     if (n > PCQ_MAX_INSTANCES || nv > PCQ_MAX_COUNTERS) return 0;
-    if (nv == 1) return canonical_instances_nv(b, at, end, n, 1, VALUES_ONE);
-    if (nv - 2 <= 2) return canonical_instances_nv(b, at, end, n, nv, VALUES_FEW);
-    if (nv == 0) return canonical_instances_nv(b, at, end, n, 0, VALUES_NONE);
-    return canonical_instances_nv(b, at, end, n, nv, VALUES_MANY);
+    if (nv == 1) return canonical_instances_nv(b, at, end, 0, n, 0, 1, VALUES_ONE, -1);
+    if (nv - 2 <= 2) return canonical_instances_nv(b, at, end, 0, n, 0, nv, VALUES_FEW, -1);
+    if (nv == 0) return canonical_instances_nv(b, at, end, 0, n, 0, 0, VALUES_NONE, -1);
+    return canonical_instances_nv(b, at, end, 0, n, 0, nv, VALUES_MANY, -1);
+}
+
+/* The same, reading ahead in an input of lim bytes, with room for `more`
+ * after them (canonical_instances_nv): validation's test of a container's
+ * instances near the end of a large input, and the runs of instances of
+ * the single pass (bulk_step) and of a decoder's walk (pass_instances). */
+static PCQ_NOINLINE size_t canonical_instances_near(const uint8_t *b, size_t at, size_t end, size_t lim,
+                                                    size_t n, size_t more, size_t nv)
+{
+    if (n > PCQ_MAX_INSTANCES || more > PCQ_MAX_INSTANCES || nv > PCQ_MAX_COUNTERS) return 0;
+    if (lim < AHEAD_FROM) return canonical_instances(b, at, end, n, nv); /* (a run's input may be small) */
+    if (nv == 1) return canonical_instances_nv(b, at, end, lim, n, more, 1, VALUES_ONE, 1);
+    if (nv - 2 <= 2) return canonical_instances_nv(b, at, end, lim, n, more, nv, VALUES_FEW, 1);
+    if (nv == 0) return canonical_instances_nv(b, at, end, lim, n, more, 0, VALUES_NONE, 1);
+    return canonical_instances_nv(b, at, end, lim, n, more, nv, VALUES_MANY, 1);
+}
+
+/* Validation's test of a container's instances in an input of at least
+ * AHEAD_FROM bytes: one far from its end (the most) reads ahead in one
+ * loop, a function of six arguments (a seventh, on the stack, and the
+ * registers of canonical_instances_near's two loops cost validation of mix
+ * 0.47 -> 0.52 Ir/B). */
+static size_t canonical_instances_ahead(const uint8_t *b, size_t at, size_t end, size_t lim, size_t n,
+                                        size_t nv)
+{
+    if (lim - end < AHEAD) return canonical_instances_near(b, at, end, lim, n, 0, nv);
+    if (n > PCQ_MAX_INSTANCES || nv > PCQ_MAX_COUNTERS) return 0;
+    if (nv == 1) return canonical_instances_nv(b, at, end, lim, n, 0, 1, VALUES_ONE, 0);
+    if (nv - 2 <= 2) return canonical_instances_nv(b, at, end, lim, n, 0, nv, VALUES_FEW, 0);
+    if (nv == 0) return canonical_instances_nv(b, at, end, lim, n, 0, 0, VALUES_NONE, 0);
+    return canonical_instances_nv(b, at, end, lim, n, 0, nv, VALUES_MANY, 0);
 }
 
 /* A canonical _PERF_MULTI_COUNTERS at `at` (dwSize 8 + 4 n, padded to 8)
@@ -2230,28 +2326,38 @@ static size_t canonical_multi_counters(const uint8_t *b, size_t at, size_t end, 
 }
 
 /* A canonical _PERF_MULTI_INSTANCES at `at` filling [at, end) exactly, its
- * instances with nv values each. */
-static int canonical_multi_instances(const uint8_t *b, size_t at, size_t end, uint32_t nv)
+ * instances with nv values each; `ahead` (a constant): reading ahead in an
+ * input of lim bytes, at least AHEAD_FROM. */
+static PCQ_FORCE_INLINE int canonical_multi_instances(const uint8_t *b, size_t at, size_t end, size_t lim,
+                                                      uint32_t nv, int ahead)
 {
     if (end - at < MULTI_INSTANCES_SIZE || ld32(b + at + MULTI_INSTANCES_dwTotalSize) != end - at) return 0;
+    if (ahead)
+        return canonical_instances_ahead(b, at + MULTI_INSTANCES_SIZE, end, lim,
+                                         ld32(b + at + MULTI_INSTANCES_dwInstances), nv) == end;
     return canonical_instances(b, at + MULTI_INSTANCES_SIZE, end, ld32(b + at + MULTI_INSTANCES_dwInstances),
                                nv) == end;
 }
 
 /* A canonical block at `at` of dwSize `size` (a multiple of 8 inside the
- * buffer): its body, by dwType (Figures 5-9). */
-static PCQ_FORCE_INLINE int canonical_block(const uint8_t *b, size_t at, size_t size, uint32_t type)
+ * input): its body, by dwType (Figures 5-9). `ahead` (a constant): reading
+ * ahead in an input of lim bytes, at least AHEAD_FROM. */
+static PCQ_FORCE_INLINE int canonical_block(const uint8_t *b, size_t at, size_t size, uint32_t type,
+                                            size_t lim, int ahead)
 {
     size_t body = at + COUNTER_HEADER_SIZE, end = at + size, mcs;
     uint32_t n = 1;
+    int far = ahead && lim - end >= AHEAD; /* every byte of the block more than AHEAD before the end */
+    if (far) PREFETCH(b + at + AHEAD);     /* its header's line (its instances and values: theirs) */
     /* tests, not a switch: its jump table cost a type 2 block ~4 instructions more */
     if (type == PCQ_PERF_MULTI_COUNTERS || type == PCQ_PERF_COUNTERSET) {
         if (!(mcs = canonical_multi_counters(b, body, end, &n))) return 0;
         body += mcs;
-        if (type == PCQ_PERF_COUNTERSET) return canonical_multi_instances(b, body, end, n);
-        return (uint64_t)(end - body) == 16 * (uint64_t)n && !bad_values(b, body, n); /* n < 2^32 */
+        if (type == PCQ_PERF_COUNTERSET) return canonical_multi_instances(b, body, end, lim, n, ahead);
+        if ((uint64_t)(end - body) != 16 * (uint64_t)n) return 0; /* n < 2^32 */
+        return far ? !bad_values(b, body, n, AHEAD) : !bad_values(b, body, n, 0);
     }
-    if (type == PCQ_PERF_MULTI_INSTANCES) return canonical_multi_instances(b, body, end, 1);
+    if (type == PCQ_PERF_MULTI_INSTANCES) return canonical_multi_instances(b, body, end, lim, 1, ahead);
     if (type == PCQ_PERF_SINGLE_COUNTER)
         return size == COUNTER_HEADER_SIZE + 16 && !bad_value(ld64(b + body));
     return type == PCQ_PERF_ERROR_RETURN && size == COUNTER_HEADER_SIZE;
@@ -2264,7 +2370,7 @@ static PCQ_FORCE_INLINE int canonical_block_at(const uint8_t *b, size_t at, size
 {
     return !(w & ~(uint64_t)0xFFFFFFF8u) &&
            (uint32_t)w - COUNTER_HEADER_SIZE <= lim - at - COUNTER_HEADER_SIZE &&
-           canonical_block(b, at, (uint32_t)w, ld32(b + at + COUNTER_HEADER_dwType));
+           canonical_block(b, at, (uint32_t)w, ld32(b + at + COUNTER_HEADER_dwType), lim, 0);
 }
 
 /* Up to *n canonical blocks from `at` inside [at, lim): where they end; *n
@@ -2279,8 +2385,9 @@ static size_t canonical_blocks(const uint8_t *b, size_t at, size_t lim, uint32_t
     return at;
 }
 
-/* The whole buffer: dwTotalSize is the input, dwNumCounter blocks fill it. */
-static int canonical_data(const uint8_t *b, size_t len)
+/* The whole buffer: dwTotalSize is the input, dwNumCounter blocks fill it.
+ * `ahead` (a constant): reading ahead, len at least AHEAD_FROM. */
+static PCQ_FORCE_INLINE int canonical_data_at(const uint8_t *b, size_t len, int ahead)
 {
     size_t at = DATA_HEADER_SIZE, slack;
     uint32_t n, i;
@@ -2297,11 +2404,28 @@ static int canonical_data(const uint8_t *b, size_t len)
                                                              multiple of 8, 16 or more (below wraps) */
         size_t size = (size_t)w; /* when the test below passes, w's upper half (Reserved) is 0 */
         if ((w & ~(uint64_t)0xFFFFFFF8u) || take(&slack, size - COUNTER_HEADER_SIZE) ||
-            !canonical_block(b, at, size, ld32(b + at + COUNTER_HEADER_dwType)))
+            !canonical_block(b, at, size, ld32(b + at + COUNTER_HEADER_dwType), len, ahead))
             return 0;
         at += size;
     }
     return at == len && n <= PCQ_MAX_COUNTERS;
+}
+
+/* Each its own function: gcc 12 compiled the two in one worse (validation
+ * of mix 0.467 -> 0.478 Ir/B) */
+static PCQ_NOINLINE int canonical_data_cached(const uint8_t *b, size_t len)
+{
+    return canonical_data_at(b, len, 0);
+}
+
+static PCQ_NOINLINE int canonical_data_ahead(const uint8_t *b, size_t len)
+{
+    return canonical_data_at(b, len, 1);
+}
+
+static int canonical_data(const uint8_t *b, size_t len)
+{
+    return len < AHEAD_FROM ? canonical_data_cached(b, len) : canonical_data_ahead(b, len);
 }
 
 /* A buffer canonical_data did not take: where the canonical blocks it
@@ -2466,7 +2590,7 @@ static int frame_canonical(const rd *r, const frame *f)
 {
     size_t room = (f->end < r->len ? f->end : r->len) - f->pos;
     if (f->kind == FR_IDS) return (size_t)f->left <= room / COUNTER_ID_SIZE;
-    return !(f->pos & 7) && (size_t)f->left <= room / 16 && !bad_values(r->b, f->pos, f->left);
+    return !(f->pos & 7) && (size_t)f->left <= room / 16 && !bad_values(r->b, f->pos, f->left, 0);
 }
 
 /* Steps the frame on top (counter ids or values) to its end without
@@ -2595,7 +2719,8 @@ static int bulk_block(rd *r, frame *f, pcq_item *it)
     type = ld32(p + COUNTER_HEADER_dwType);
     if (ld32(p + COUNTER_HEADER_Reserved) || (size & 7) || size < COUNTER_HEADER_SIZE || size > room ||
         (size > BULK_BLOCK_MAX && (type == PCQ_PERF_MULTI_INSTANCES || type == PCQ_PERF_COUNTERSET)) ||
-        !canonical_block(r->b, at, size, type))
+        !(r->len < AHEAD_FROM ? canonical_block(r->b, at, size, type, 0, 0)
+                              : canonical_block(r->b, at, size, type, r->len, 1)))
         return 0;
     item_begin(it, PCQ_S_COUNTER_HEADER, f, at);
     block_clear(&it->u.block);
@@ -2798,7 +2923,8 @@ static int bulk_instance(rd *r, frame *f, pcq_item *it)
     last = at + size - 8; /* as canonical_instances */
     if (any_zero(name_zeros(b, at + INSTANCE_HEADER_InstanceName, last, ZEROS_NONE)) | bad_name_end(b + last))
         return 0;
-    if (f->nvalues == 1 ? bad_value(ld64(b + last + 8)) != 0 : bad_values(b, last + 8, f->nvalues)) return 0;
+    if (f->nvalues == 1 ? bad_value(ld64(b + last + 8)) != 0 : bad_values(b, last + 8, f->nvalues, 0))
+        return 0;
     pcq_walk_item_at_(f, b, it, at, size); /* f is the top frame */
     return STEP_ITEM;
 }
@@ -3332,7 +3458,7 @@ static PCQ_NOINLINE int bulk_step(pcq_walk *w, frame *f, pcq_item *it)
     r.w = w;
     if (w->run_skip == 0) {
         if (!(f->pos & 7) && f->pos <= lim &&
-            (next = canonical_instances(w->buf, f->pos, lim, k, f->nvalues)) != 0) {
+            (next = canonical_instances_near(w->buf, f->pos, lim, w->len, k, f->left - k, f->nvalues)) != 0) {
             w->run = k;
             w->run_end = next;
             if (PCQ_ALWAYS(pcq_walk_run_item_(w, it))) return 1;
@@ -3425,7 +3551,8 @@ static void pass_instances(pcq_walk *w)
     pcq_error_set(&it.err, PCQ_OK, 0, NULL);
     while (it.f.left) {
         k = it.f.left < 64 ? it.f.left : 64;
-        if (it.f.pos <= lim && (next = canonical_instances(w->buf, it.f.pos, lim, k, it.f.nvalues)) != 0) {
+        if (it.f.pos <= lim && (next = canonical_instances_near(w->buf, it.f.pos, lim, w->len, k,
+                                                                it.f.left - k, it.f.nvalues)) != 0) {
             it.f.pos = next;
             it.f.index += k;
             it.f.left -= k;
@@ -3836,7 +3963,7 @@ static PCQ_NOINLINE int blocks_next_checked(pcq_iter *it, pcq_block *out)
 static int canonical_values(const pcq_data *d, size_t at, size_t end, uint32_t n)
 {
     return d->buf && at <= end && end <= d->buf_len && (end - at) / 16 == n && (end - at) % 16 == 0 &&
-           !bad_values(d->buf, at, n);
+           !bad_values(d->buf, at, n, 0);
 }
 
 uint32_t pcq_block_counter_id(const pcq_block *b, uint32_t i)
@@ -3926,7 +4053,7 @@ static size_t last_value_steps(const uint8_t *b, size_t at, size_t lim, uint32_t
  * (bench/hostile.c cook-average-loose: two a 26-byte instance). */
 static PCQ_NOINLINE size_t last_value_canonical(const uint8_t *b, size_t at, size_t lim, uint32_t n)
 {
-    if (n <= (lim - at) / 16 && !bad_values(b, at, n)) return at + 16 * ((size_t)n - 1);
+    if (n <= (lim - at) / 16 && !bad_values(b, at, n, 0)) return at + 16 * ((size_t)n - 1);
     return last_value_steps(b, at, lim, n);
 }
 

@@ -38,6 +38,11 @@
  *                       (default 1024); larger sets need pcq_opts.scratch
  *                       (without it: checks skipped, string texts measured
  *                       with a map of the block's NULs in that table, D11)
+ *   PCQ_AHEAD_FROM      validation and PCQ_BULK's single pass of an input
+ *                       of at least this many bytes prefetch PCQ_AHEAD
+ *                       bytes ahead (1 or more; default 4 MiB; -1: never;
+ *                       D19)
+ *   PCQ_AHEAD           how far ahead, 1 to 65536         (default 2048)
  * and for pcq_calc.c: PCQ_NO_CALC (leave the evaluator out).
  */
 #ifndef PCQ_CODEC_H
@@ -89,6 +94,15 @@ extern "C" {
 #endif
 #ifndef PCQ_PAIR_CHECK_MAX
 #define PCQ_PAIR_CHECK_MAX 1024u
+#endif
+#ifndef PCQ_AHEAD_FROM
+#define PCQ_AHEAD_FROM (4u << 20)
+#endif
+#ifndef PCQ_AHEAD
+#define PCQ_AHEAD 2048u
+#endif
+#if PCQ_AHEAD < 1 || PCQ_AHEAD > 65536
+#error "PCQ_AHEAD must be in 1..65536"
 #endif
 #if PCQ_MAX_COUNTERS < 1 || PCQ_MAX_COUNTERS > 0x7fffffff
 #error "PCQ_MAX_COUNTERS must be in 1..0x7fffffff"

@@ -899,6 +899,172 @@ static size_t five_blocks(uint8_t *b, size_t at[5])
     return p;
 }
 
+/* A type 4 block (nv 0: one value an instance) or a type 6 block (nv
+ * counters) at `at`, of n instances named by their index (1 to 20
+ * characters, so names end in every position of their last word), the
+ * values 4 or 8 bytes in turn (records of 16): its size, and where
+ * instance `want` is. b is zeroed. */
+static size_t put_instances_block(uint8_t *b, size_t at, uint32_t type, uint32_t nv, uint32_t n, size_t want,
+                                  size_t *want_at)
+{
+    size_t p = at + 16, mi, k, c, j, chars, size;
+    uint32_t nval = type == 4 ? 1 : nv;
+    tl_put32le(b + at + 4, type);
+    if (type == 6) { /* _PERF_MULTI_COUNTERS: dwSize, dwCounters, the ids, padded to 8 */
+        size = (8 + 4 * (size_t)nv + 7) & ~(size_t)7;
+        tl_put32le(b + p, (uint32_t)size);
+        tl_put32le(b + p + 4, nv);
+        for (j = 0; j < nv; j++) tl_put32le(b + p + 8 + 4 * j, 10 + (uint32_t)j);
+        p += size;
+    }
+    mi = p;
+    p += 8;
+    for (k = 0; k < n; k++) {
+        chars = 1 + k % 20;
+        if (k == want) *want_at = p;
+        size = 8 + ((2 * (chars + 1) + 7) & ~(size_t)7); /* the header, the name and its NUL, padded */
+        tl_put32le(b + p, (uint32_t)size);
+        tl_put32le(b + p + 4, (uint32_t)k);
+        for (c = 0; c < chars; c++) b[p + 8 + 2 * c] = (uint8_t)('a' + (k + c) % 26);
+        p += size;
+        for (j = 0; j < nval; j++, p += 16) {
+            tl_put32le(b + p, (k + j) % 2 ? 4 : 8);
+            tl_put32le(b + p + 4, 16);
+            tl_put32le(b + p + 8, (uint32_t)(k * 7 + j));
+        }
+    }
+    tl_put32le(b + mi, (uint32_t)(p - mi));
+    tl_put32le(b + mi + 4, n);
+    tl_put32le(b + at + 8, (uint32_t)(p - at));
+    return p - at;
+}
+
+/* The walk of buf (plain, or PCQ_BULK by the macro or the function) as one
+ * number, the items folded as bulk_recs folds them; *n items, *err_at the
+ * error's offset. */
+static int walk_digest(const uint8_t *buf, size_t len, unsigned flags, int by_function, uint64_t *h,
+                       size_t *n, size_t *err_at)
+{
+    pcq_walk w;
+    pcq_item it;
+    pcq_opts o;
+    uint64_t cur[8], v[8];
+    int rc, open = 0;
+    size_t k, m;
+    memset(&o, 0, sizeof o);
+    memset(cur, 0, sizeof cur);
+    o.flags = flags;
+    *h = 0;
+    *n = 0;
+    pcq_walk_begin(&w, PCQ_KIND_DATA, buf, len, &o);
+    while ((rc = by_function ? (pcq_walk_next)(&w, &it) : pcq_walk_next(&w, &it)) == 1) {
+        if (it.type == PCQ_S_COUNTER_ID) continue;
+        if (it.type == PCQ_S_COUNTER_DATA) {
+            cur[6]++;
+            cur[7] += it.u.value.u64;
+            continue;
+        }
+        if (open)
+            for (k = 0; k < 8; k++) *h = (*h ^ cur[k]) * 0x100000001B3u;
+        cur[0] = (uint64_t)it.type;
+        cur[1] = it.depth;
+        cur[2] = it.index;
+        cur[3] = it.offset;
+        cur[4] = it.size;
+        cur[5] = it.extent;
+        cur[6] = cur[7] = 0;
+        open = 1;
+        ++*n;
+        if (flags & PCQ_BULK) {
+            pcq_iter vals;
+            pcq_item_values(&w, &it, &vals);
+            while ((m = pcq_values_read_u64(&vals, v, 8)) > 0)
+                for (k = 0; k < m; k++) {
+                    cur[6]++;
+                    cur[7] += v[k];
+                }
+        }
+    }
+    if (open)
+        for (k = 0; k < 8; k++) *h = (*h ^ cur[k]) * 0x100000001B3u;
+    *err_at = rc < 0 ? w.err.offset : 0;
+    return rc;
+}
+
+/* An input of PCQ_AHEAD_FROM bytes or more: validation and the single pass
+ * read ahead (pcq_codec.c, "Reading ahead"), and must find what they find
+ * in a smaller one. 2,000 groups of the five block types; type 6 blocks of
+ * 5 counters (the loop of many values), 3 (two to four) and none; a type 4
+ * block to the input's end (its last instances, less than PCQ_AHEAD
+ * bytes from it, checked without reading ahead). The plain walk, PCQ_BULK
+ * by the macro and by the function, and pcq_decode_data agree, on the
+ * buffer and with one byte changed in each part (a diagnostic, errors),
+ * on an exact heap copy. */
+static void test_read_ahead(void)
+{
+    static uint8_t five[384];
+    size_t blocks = five_types(five) - 48, len = 48, at[6], k, j, n[3], e[3];
+    uint32_t nblocks = 0;
+    uint8_t *b = (uint8_t *)calloc(6u << 20, 1), *c;
+    uint64_t h[3];
+    pcq_data d;
+    pcq_error err;
+    int rc[3], drc;
+    /* what changes: at[k] + off (at[0]: group 1000; the others: an instance of each big block) */
+    const struct {
+        size_t off;
+        uint32_t value;
+        const char *what;
+    } changes[6] = {{184 - 48 + 32 + 12, 1, "padding after a NUL, in group 1000"},
+                    {16 + 4, 12, "a value's dwSize, in the 5-counter block"},
+                    {16 + 16 + 4, 0, "a value's dwSize, in the 3-counter block"},
+                    {0, 0x100, "an instance's Size, in the block of no counters"},
+                    {0, 0x7FFFFF, "the last instance's Size"},
+                    /* more than the bytes hold: the single pass's runs of the block's instances leave no
+                     * room for the rest (the last ones are read without reading ahead) */
+                    {16 + 4, 41000, "the last block's dwInstances, 1,000 more"}};
+    if (!TL_CHECK(b != NULL, "6 MiB")) return;
+    for (k = 0; k < 2000; k++, len += blocks, nblocks += 5) memcpy(b + len, five + 48, blocks);
+    at[0] = 48 + 1000 * blocks;
+    len += put_instances_block(b, len, 6, 5, 9000, 4000, &at[1]);
+    len += put_instances_block(b, len, 6, 3, 12000, 9000, &at[2]);
+    len += put_instances_block(b, len, 6, 0, 1000, 1, &at[3]);
+    at[5] = len;
+    len += put_instances_block(b, len, 4, 0, 40000, 39999, &at[4]);
+    nblocks += 4;
+    tl_put32le(b, (uint32_t)len);
+    tl_put32le(b + 4, nblocks);
+    if (!TL_CHECK(len >= (size_t)(PCQ_AHEAD_FROM) && len <= 6u << 20, "%zu bytes", len)) {
+        free(b);
+        return;
+    }
+    for (k = 1; k <= 3; k++)
+        at[k] += (size_t)tl_ld32le(b + at[k]); /* past the instance's name, to its values */
+    for (k = 0; k <= 6; k++) {
+        size_t where = 0;
+        c = (uint8_t *)malloc(len);
+        if (!TL_CHECK(c != NULL, "a copy")) break;
+        memcpy(c, b, len);
+        if (k > 0) { /* change k - 1 */
+            where = at[k - 1] + changes[k - 1].off;
+            tl_put32le(c + where, changes[k - 1].value);
+        }
+        for (j = 0; j < 3; j++) rc[j] = walk_digest(c, len, j ? PCQ_BULK : 0, j == 2, &h[j], &n[j], &e[j]);
+        drc = pcq_decode_data(c, len, NULL, &d, &err);
+        TL_CHECK(rc[0] == rc[1] && rc[0] == rc[2] && h[0] == h[1] && h[0] == h[2] && n[0] == n[1] &&
+                     n[0] == n[2] && e[0] == e[1] && e[0] == e[2] && drc == rc[0] &&
+                     (drc == 0 || err.offset == e[0]),
+                 "%s (at %zu): plain %s at %zu, %zu items; bulk %s, %s at %zu, %zu items; decode %s at %zu",
+                 k ? changes[k - 1].what : "as written", where, pcq_status_name(rc[0]), e[0], n[0],
+                 pcq_status_name(rc[1]), pcq_status_name(rc[2]), e[1], n[1], pcq_status_name(drc),
+                 drc ? err.offset : 0);
+        if (k == 0) TL_CHECK(rc[0] == 0 && n[0] > 80000, "as written: %zu items", n[0]);
+        if (k >= 2) TL_CHECK(rc[0] < 0, "%s: an error", changes[k - 1].what);
+        free(c);
+    }
+    free(b);
+}
+
 /* A buffer that is not canonical in one block: the decoder passes the
  * canonical blocks around it whole (pass_blocks: the ones before it as
  * canonical_data found them), and must still report what the one block
@@ -1040,6 +1206,7 @@ int main(int argc, char **argv)
     test_bulk_runs();
     test_bulk_blocks();
     test_bulk_blocks_changed();
+    test_read_ahead();
     test_pass_blocks();
     printf("test_walk: %zu vectors, their prefixes and mutations\n", n);
     return tl_finish();
