@@ -2781,6 +2781,42 @@ static int bulk_multi_counters(rd *r, frame *f, pcq_item *it)
     return STEP_ITEM;
 }
 
+/* PCQ_BULK: a run of `count` instances checked canonical from the top
+ * frame f's position to `end`, for the inline step (pcq_walk_run_item_),
+ * which keeps the run's position in the walk itself (a frame's address, its
+ * index and count cost it ~11 instructions an instance); run_sync brings
+ * the frame up to date from it (pcq_walk_next does, before any other step),
+ * run_stop ends the run there. */
+static void run_start(pcq_walk *w, const frame *f, uint32_t count, size_t end)
+{
+    w->run = count;
+    w->run_end = end;
+    w->run_pos = f->pos;
+    w->run_base = f->index + count;
+    w->run_nv = f->nvalues;
+    w->run_vb = 16 * (size_t)f->nvalues;
+    w->run_ids = f->ids_at;
+    w->run_depth = f->depth;
+    w->run_on = 1;
+}
+
+static void run_sync(pcq_walk *w)
+{
+    frame *f = &w->frames[w->nframes - 1]; /* the run's: nothing else moves while it is on */
+    uint32_t taken = w->run_base - w->run - f->index;
+    f->pos = w->run_pos;
+    f->index += taken;
+    f->left -= taken;
+    if (!w->run) w->run_on = 0;
+}
+
+static void run_stop(pcq_walk *w)
+{
+    if (w->run_on) run_sync(w);
+    w->run = 0;
+    w->run_on = 0;
+}
+
 /* B_MI_BULK: the _PERF_MULTI_INSTANCES of a canonical block, which ends the
  * block: its instances' frame takes the place of the body's, and they are
  * one run (pcq_walk_run_item_ takes them inline, each held inside the
@@ -2809,8 +2845,7 @@ static int bulk_multi_instances(rd *r, frame *f, pcq_item *it)
     insts->nvalues = nvalues;
     insts->btype = btype;
     insts->ids_at = btype == PCQ_PERF_COUNTERSET ? ids_at : 0;
-    w->run = count; /* canonical_block checked them all */
-    w->run_end = at + size;
+    run_start(w, insts, count, at + size); /* canonical_block checked them all */
     w->run_skip = 0;
     return STEP_ITEM;
 }
@@ -2925,7 +2960,9 @@ static int bulk_instance(rd *r, frame *f, pcq_item *it)
         return 0;
     if (f->nvalues == 1 ? bad_value(ld64(b + last + 8)) != 0 : bad_values(b, last + 8, f->nvalues, 0))
         return 0;
-    pcq_walk_item_at_(f, b, it, at, size); /* f is the top frame */
+    run_start(r->w, f, 1, at + size + vb); /* f is the top frame: a run of one, taken at once */
+    pcq_walk_item_at_(r->w, b, it, at, size);
+    run_sync(r->w);
     return STEP_ITEM;
 }
 
@@ -3347,8 +3384,9 @@ void pcq_walk_begin(pcq_walk *w, pcq_kind kind, const void *buf, size_t len, con
     w->nsorted = 0;
     w->set_checks = 0;
     w->cut.type = PCQ_S_NONE;
-    w->run = w->run_skip = 0;
-    w->run_end = 0;
+    w->run = w->run_skip = w->run_base = w->run_nv = 0;
+    w->run_end = w->run_pos = w->run_ids = w->run_vb = 0;
+    w->run_on = w->run_depth = 0;
     w->mode = (opts && (opts->flags & PCQ_BULK) ? WALK_BULK : 0u) |
               (opts && (opts->on_diag || (opts->flags & PCQ_STRICT)) ? WALK_DIAGS : 0u);
     w->aux[0] = w->aux[1] = w->aux[2] = w->aux[3] = 0;
@@ -3447,7 +3485,7 @@ static PCQ_NOINLINE int bulk_step(pcq_walk *w, frame *f, pcq_item *it)
     size_t next;
     if (w->run) { /* pcq_walk_next_fast_'s step, for a caller of the function itself */
         if (pcq_walk_run_item_(w, it)) return 1;
-        w->run = 0; /* the bytes changed since the run was checked: check them again */
+        run_stop(w); /* the bytes changed since the run was checked: check them again */
     }
     k = least > 4096 / 64 ? (uint32_t)(4096 / least) : 64;
     if (k == 0) k = 1;
@@ -3459,11 +3497,10 @@ static PCQ_NOINLINE int bulk_step(pcq_walk *w, frame *f, pcq_item *it)
     if (w->run_skip == 0) {
         if (!(f->pos & 7) && f->pos <= lim &&
             (next = canonical_instances_near(w->buf, f->pos, lim, w->len, k, f->left - k, f->nvalues)) != 0) {
-            w->run = k;
-            w->run_end = next;
+            run_start(w, f, k, next);
             if (PCQ_ALWAYS(pcq_walk_run_item_(w, it))) return 1;
         }
-        w->run = 0;
+        run_stop(w);
         w->run_skip = k;
     }
     w->run_skip--;
@@ -3477,7 +3514,9 @@ static PCQ_NOINLINE int bulk_step(pcq_walk *w, frame *f, pcq_item *it)
  * list_step, a canonical instance under PCQ_BULK through bulk_step. */
 int pcq_walk_next(pcq_walk *w, pcq_item *it)
 {
-    frame *f = w->nframes > 0 ? &w->frames[w->nframes - 1] : NULL;
+    frame *f;
+    if (w->run_on) run_sync(w); /* what the inline step took */
+    f = w->nframes > 0 ? &w->frames[w->nframes - 1] : NULL;
     if (w->err.code || !f || f->kind == FR_ROOT || f->kind == FR_BODY) return walk_step(w, it);
     if ((w->mode & WALK_BULK) && f->kind == FR_DATA_INSTANCES && f->left && !(f->flags & FL_SLOW))
         return bulk_step(w, f, it);
@@ -3564,7 +3603,8 @@ static void pass_instances(pcq_walk *w)
     f->pos = it.f.pos;
     f->index = it.f.index;
     f->left = it.f.left;
-    w->run = 0; /* a run bulk_multi_instances set up is passed too */
+    w->run = 0; /* a run bulk_multi_instances set up is passed too (none of it taken yet) */
+    w->run_on = 0;
 }
 
 /* Walks buf whole; *first (may be NULL) gets the first item, *count the

@@ -782,6 +782,11 @@ typedef struct pcq_walk {
     uint32_t run;      /* private: PCQ_BULK, instances ahead on the top frame checked canonical */
     uint32_t run_skip; /* private: PCQ_BULK, instances to take one at a time (a run that was not) */
     size_t run_end;    /* private: PCQ_BULK, where the checked run ends */
+    /* private: PCQ_BULK, the run as its inline step keeps it (the top frame's pos, index and left
+     * are brought up to date from it when pcq_walk_next is called: run_on) */
+    size_t run_pos, run_ids, run_vb; /* the next instance; its values' counter ids; their bytes */
+    uint32_t run_base, run_nv;       /* the index after the run's last; values an instance */
+    uint8_t run_on, run_depth;
     pcq_error err;
 } pcq_walk;
 
@@ -1599,19 +1604,19 @@ PCQ_INLINE_ uint32_t pcq_block_counter_id_fast_(const pcq_block *b, uint32_t i)
 }
 
 /* PCQ_BULK: the item of a canonical instance of `size` bytes at `at`, the
- * position of frame f, the top one (bulk_step in pcq_codec.c checked it),
- * field by field; the frame moves past it, as item_done. The frame is read
- * into locals and written before the item: the item's fields could alias
- * it (size_t and uint32_t both), so each store reloaded what came after. */
-PCQ_INLINE_ void pcq_walk_item_at_(pcq_walk_frame_ *f, const uint8_t *b, pcq_item *it, size_t at, size_t size)
+ * next of the run (bulk_step in pcq_codec.c checked it), field by field;
+ * the run moves past it (its frame, when pcq_walk_next is called next). The
+ * run's fields are read into locals and written before the item: the
+ * item's fields could alias them (size_t and uint32_t both), so each store
+ * reloaded what came after. */
+PCQ_INLINE_ void pcq_walk_item_at_(pcq_walk *w, const uint8_t *b, pcq_item *it, size_t at, size_t size)
 {
     pcq_data_instance *d = &it->u.data_instance;
-    size_t ids = f->ids_at;
-    uint32_t nv = f->nvalues, index = f->index;
-    unsigned depth = f->depth;
-    f->pos = at + size + 16 * (size_t)nv;
-    f->index = index + 1;
-    f->left--;
+    size_t ids = w->run_ids;
+    uint32_t nv = w->run_nv, index = w->run_base - w->run;
+    unsigned depth = w->run_depth;
+    w->run_pos = at + size + w->run_vb;
+    w->run--;
     it->type = PCQ_S_DATA_INSTANCE;
     it->depth = depth;
     it->index = index;
@@ -1652,13 +1657,11 @@ PCQ_INLINE_ void pcq_walk_item_at_(pcq_walk_frame_ *f, const uint8_t *b, pcq_ite
  * what was checked (0: the walk's checks take it). */
 PCQ_INLINE_ int pcq_walk_run_item_(pcq_walk *w, pcq_item *it)
 {
-    pcq_walk_frame_ *f = &w->frames[w->nframes - 1];
-    size_t at = f->pos, rest = w->run_end - at, size; /* the frame stays inside the run: pos <= run_end */
-    if (rest < 16) return 0;                          /* (changed bytes may have ended an instance there) */
-    size = pcq_ld32_(w->buf + at);                    /* _PERF_INSTANCE_HEADER.Size */
-    if (size < 16 || size > rest || 16 * (size_t)f->nvalues > rest - size) return 0;
-    w->run--;
-    pcq_walk_item_at_(f, w->buf, it, at, size);
+    size_t at = w->run_pos, rest = w->run_end - at, size; /* the run stays inside itself: pos <= run_end */
+    if (rest < 16) return 0;       /* (changed bytes may have ended an instance there) */
+    size = pcq_ld32_(w->buf + at); /* _PERF_INSTANCE_HEADER.Size */
+    if (size < 16 || size > rest || w->run_vb > rest - size) return 0;
+    pcq_walk_item_at_(w, w->buf, it, at, size);
     return 1;
 }
 

@@ -711,7 +711,8 @@ typedef struct bulk_rec {
     uint64_t sum;
 } bulk_rec;
 
-/* Walks buf (plain, or PCQ_BULK by the macro or the function); a plain
+/* Walks buf (plain, or PCQ_BULK by the macro, the function (1) or both in
+ * turn (2): the function in the middle of the macro's run); a plain
  * walk's COUNTER_ID and COUNTER_DATA items are folded into the item before
  * them, as PCQ_BULK folds them. Returns the walk's result. */
 static int bulk_recs(const uint8_t *buf, size_t len, unsigned flags, int by_function, bulk_rec *r, size_t cap,
@@ -725,7 +726,8 @@ static int bulk_recs(const uint8_t *buf, size_t len, unsigned flags, int by_func
     o.flags = flags;
     *n = 0;
     pcq_walk_begin(&w, PCQ_KIND_DATA, buf, len, &o);
-    while ((rc = by_function ? (pcq_walk_next)(&w, &it) : pcq_walk_next(&w, &it)) == 1) {
+    while ((rc = by_function == 1 || (by_function == 2 && (*n & 1)) ? (pcq_walk_next)(&w, &it)
+                                                                    : pcq_walk_next(&w, &it)) == 1) {
         if (it.type == PCQ_S_COUNTER_ID) continue;
         if (it.type == PCQ_S_COUNTER_DATA) {
             if (*n) {
@@ -759,6 +761,8 @@ static int bulk_recs(const uint8_t *buf, size_t len, unsigned flags, int by_func
     return rc;
 }
 
+static const char *const bulk_how[3] = {"by the macro", "by the function", "by both in turn"};
+
 /* PCQ_BULK takes a canonical block whole (no body frame for types 0 and 1;
  * a type 4 or 6 block's instances one run): the same items, values and end
  * as the plain walk, by the macro or the function, on the five types in
@@ -776,11 +780,10 @@ static void test_bulk_blocks(void)
         if (pass == 1) b[184 + 32 + 12] = 1; /* the type 4 block's second instance: padding after its NUL */
         a = bulk_recs(b, len, 0, 0, ra, 40, &na);
         TL_CHECK(a == 0 && na == 14, "pass %d: the plain walk %s, %zu items", pass, pcq_status_name(a), na);
-        for (fn = 0; fn < 2; fn++) {
+        for (fn = 0; fn < 3; fn++) {
             c = bulk_recs(b, len, PCQ_BULK, fn, rb, 40, &nb);
-            if (!TL_CHECK(c == a && nb == na, "pass %d, %s: %s, %zu items; plain %s, %zu", pass,
-                          fn ? "by the function" : "by the macro", pcq_status_name(c), nb, pcq_status_name(a),
-                          na))
+            if (!TL_CHECK(c == a && nb == na, "pass %d, %s: %s, %zu items; plain %s, %zu", pass, bulk_how[fn],
+                          pcq_status_name(c), nb, pcq_status_name(a), na))
                 continue;
             for (k = 0; k < na; k++)
                 if (!TL_CHECK(
@@ -790,10 +793,10 @@ static void test_bulk_blocks(void)
                             ra[k].nvalues == rb[k].nvalues && ra[k].sum == rb[k].sum,
                         "pass %d, %s, item %zu: type %d d%u i%u @%zu +%zu ext %zu, %u values (sum %llu); "
                         "bulk: type %d d%u i%u @%zu +%zu ext %zu, %u values (sum %llu)",
-                        pass, fn ? "by the function" : "by the macro", k, ra[k].type, ra[k].depth,
-                        ra[k].index, ra[k].offset, ra[k].size, ra[k].extent, ra[k].nvalues,
-                        (unsigned long long)ra[k].sum, rb[k].type, rb[k].depth, rb[k].index, rb[k].offset,
-                        rb[k].size, rb[k].extent, rb[k].nvalues, (unsigned long long)rb[k].sum))
+                        pass, bulk_how[fn], k, ra[k].type, ra[k].depth, ra[k].index, ra[k].offset, ra[k].size,
+                        ra[k].extent, ra[k].nvalues, (unsigned long long)ra[k].sum, rb[k].type, rb[k].depth,
+                        rb[k].index, rb[k].offset, rb[k].size, rb[k].extent, rb[k].nvalues,
+                        (unsigned long long)rb[k].sum))
                     break;
         }
     }
@@ -939,9 +942,9 @@ static size_t put_instances_block(uint8_t *b, size_t at, uint32_t type, uint32_t
     return p - at;
 }
 
-/* The walk of buf (plain, or PCQ_BULK by the macro or the function) as one
- * number, the items folded as bulk_recs folds them; *n items, *err_at the
- * error's offset. */
+/* The walk of buf (plain, or PCQ_BULK by the macro, the function or both in
+ * turn, as bulk_recs) as one number, the items folded as bulk_recs folds
+ * them; *n items, *err_at the error's offset. */
 static int walk_digest(const uint8_t *buf, size_t len, unsigned flags, int by_function, uint64_t *h,
                        size_t *n, size_t *err_at)
 {
@@ -957,7 +960,8 @@ static int walk_digest(const uint8_t *buf, size_t len, unsigned flags, int by_fu
     *h = 0;
     *n = 0;
     pcq_walk_begin(&w, PCQ_KIND_DATA, buf, len, &o);
-    while ((rc = by_function ? (pcq_walk_next)(&w, &it) : pcq_walk_next(&w, &it)) == 1) {
+    while ((rc = by_function == 1 || (by_function == 2 && (*n & 1)) ? (pcq_walk_next)(&w, &it)
+                                                                    : pcq_walk_next(&w, &it)) == 1) {
         if (it.type == PCQ_S_COUNTER_ID) continue;
         if (it.type == PCQ_S_COUNTER_DATA) {
             cur[6]++;
@@ -1003,13 +1007,13 @@ static int walk_digest(const uint8_t *buf, size_t len, unsigned flags, int by_fu
 static void test_read_ahead(void)
 {
     static uint8_t five[384];
-    size_t blocks = five_types(five) - 48, len = 48, at[6], k, j, n[3], e[3];
+    size_t blocks = five_types(five) - 48, len = 48, at[6], k, j, n[4], e[4];
     uint32_t nblocks = 0;
     uint8_t *b = (uint8_t *)calloc(6u << 20, 1), *c;
-    uint64_t h[3];
+    uint64_t h[4];
     pcq_data d;
     pcq_error err;
-    int rc[3], drc;
+    int rc[4], drc;
     /* what changes: at[k] + off (at[0]: group 1000; the others: an instance of each big block) */
     const struct {
         size_t off;
@@ -1049,14 +1053,16 @@ static void test_read_ahead(void)
             where = at[k - 1] + changes[k - 1].off;
             tl_put32le(c + where, changes[k - 1].value);
         }
-        for (j = 0; j < 3; j++) rc[j] = walk_digest(c, len, j ? PCQ_BULK : 0, j == 2, &h[j], &n[j], &e[j]);
+        for (j = 0; j < 4; j++)
+            rc[j] = walk_digest(c, len, j ? PCQ_BULK : 0, j ? (int)j - 1 : 0, &h[j], &n[j], &e[j]);
         drc = pcq_decode_data(c, len, NULL, &d, &err);
-        TL_CHECK(rc[0] == rc[1] && rc[0] == rc[2] && h[0] == h[1] && h[0] == h[2] && n[0] == n[1] &&
-                     n[0] == n[2] && e[0] == e[1] && e[0] == e[2] && drc == rc[0] &&
-                     (drc == 0 || err.offset == e[0]),
-                 "%s (at %zu): plain %s at %zu, %zu items; bulk %s, %s at %zu, %zu items; decode %s at %zu",
-                 k ? changes[k - 1].what : "as written", where, pcq_status_name(rc[0]), e[0], n[0],
-                 pcq_status_name(rc[1]), pcq_status_name(rc[2]), e[1], n[1], pcq_status_name(drc),
+        for (j = 1; j < 4; j++)
+            TL_CHECK(rc[0] == rc[j] && h[0] == h[j] && n[0] == n[j] && e[0] == e[j],
+                     "%s (at %zu): plain %s at %zu, %zu items; PCQ_BULK %s: %s at %zu, %zu items",
+                     k ? changes[k - 1].what : "as written", where, pcq_status_name(rc[0]), e[0], n[0],
+                     bulk_how[j - 1], pcq_status_name(rc[j]), e[j], n[j]);
+        TL_CHECK(drc == rc[0] && (drc == 0 || err.offset == e[0]), "%s: plain %s at %zu; decode %s at %zu",
+                 k ? changes[k - 1].what : "as written", pcq_status_name(rc[0]), e[0], pcq_status_name(drc),
                  drc ? err.offset : 0);
         if (k == 0) TL_CHECK(rc[0] == 0 && n[0] > 80000, "as written: %zu items", n[0]);
         if (k >= 2) TL_CHECK(rc[0] < 0, "%s: an error", changes[k - 1].what);
