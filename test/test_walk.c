@@ -716,7 +716,7 @@ typedef struct bulk_rec {
  * walk's COUNTER_ID and COUNTER_DATA items are folded into the item before
  * them, as PCQ_BULK folds them. Returns the walk's result. */
 static int bulk_recs(const uint8_t *buf, size_t len, unsigned flags, int by_function, bulk_rec *r, size_t cap,
-                     size_t *n)
+                     size_t *n, size_t *err_at)
 {
     pcq_walk w;
     pcq_item it;
@@ -758,6 +758,7 @@ static int bulk_recs(const uint8_t *buf, size_t len, unsigned flags, int by_func
         }
         ++*n;
     }
+    if (err_at) *err_at = rc < 0 ? w.err.offset : 0;
     return rc;
 }
 
@@ -778,10 +779,10 @@ static void test_bulk_blocks(void)
     for (pass = 0; pass < 2; pass++) {
         len = five_types(b);
         if (pass == 1) b[184 + 32 + 12] = 1; /* the type 4 block's second instance: padding after its NUL */
-        a = bulk_recs(b, len, 0, 0, ra, 40, &na);
+        a = bulk_recs(b, len, 0, 0, ra, 40, &na, NULL);
         TL_CHECK(a == 0 && na == 14, "pass %d: the plain walk %s, %zu items", pass, pcq_status_name(a), na);
         for (fn = 0; fn < 3; fn++) {
-            c = bulk_recs(b, len, PCQ_BULK, fn, rb, 40, &nb);
+            c = bulk_recs(b, len, PCQ_BULK, fn, rb, 40, &nb, NULL);
             if (!TL_CHECK(c == a && nb == na, "pass %d, %s: %s, %zu items; plain %s, %zu", pass, bulk_how[fn],
                           pcq_status_name(c), nb, pcq_status_name(a), na))
                 continue;
@@ -943,55 +944,32 @@ static size_t put_instances_block(uint8_t *b, size_t at, uint32_t type, uint32_t
 }
 
 /* The walk of buf (plain, or PCQ_BULK by the macro, the function or both in
- * turn, as bulk_recs) as one number, the items folded as bulk_recs folds
- * them; *n items, *err_at the error's offset. */
+ * turn) as bulk_recs records it, as one number; *n items, *err_at the
+ * error's offset. */
 static int walk_digest(const uint8_t *buf, size_t len, unsigned flags, int by_function, uint64_t *h,
                        size_t *n, size_t *err_at)
 {
-    pcq_walk w;
-    pcq_item it;
-    pcq_opts o;
-    uint64_t cur[8], v[8];
-    int rc, open = 0;
-    size_t k, m;
-    memset(&o, 0, sizeof o);
-    memset(cur, 0, sizeof cur);
-    o.flags = flags;
+    size_t cap = 200000, k;
+    bulk_rec *r = (bulk_rec *)malloc(cap * sizeof *r);
+    int rc;
     *h = 0;
     *n = 0;
-    pcq_walk_begin(&w, PCQ_KIND_DATA, buf, len, &o);
-    while ((rc = by_function == 1 || (by_function == 2 && (*n & 1)) ? (pcq_walk_next)(&w, &it)
-                                                                    : pcq_walk_next(&w, &it)) == 1) {
-        if (it.type == PCQ_S_COUNTER_ID) continue;
-        if (it.type == PCQ_S_COUNTER_DATA) {
-            cur[6]++;
-            cur[7] += it.u.value.u64;
-            continue;
-        }
-        if (open)
-            for (k = 0; k < 8; k++) *h = (*h ^ cur[k]) * 0x100000001B3u;
-        cur[0] = (uint64_t)it.type;
-        cur[1] = it.depth;
-        cur[2] = it.index;
-        cur[3] = it.offset;
-        cur[4] = it.size;
-        cur[5] = it.extent;
-        cur[6] = cur[7] = 0;
-        open = 1;
-        ++*n;
-        if (flags & PCQ_BULK) {
-            pcq_iter vals;
-            pcq_item_values(&w, &it, &vals);
-            while ((m = pcq_values_read_u64(&vals, v, 8)) > 0)
-                for (k = 0; k < m; k++) {
-                    cur[6]++;
-                    cur[7] += v[k];
-                }
-        }
+    if (!r) return -101;
+    rc = bulk_recs(buf, len, flags, by_function, r, cap, n, err_at);
+    for (k = 0; k < *n; k++) {
+        uint64_t f[8];
+        size_t j;
+        f[0] = (uint64_t)r[k].type;
+        f[1] = r[k].depth;
+        f[2] = r[k].index;
+        f[3] = r[k].offset;
+        f[4] = r[k].size;
+        f[5] = r[k].extent;
+        f[6] = r[k].nvalues;
+        f[7] = r[k].sum;
+        for (j = 0; j < 8; j++) *h = (*h ^ f[j]) * 0x100000001B3u;
     }
-    if (open)
-        for (k = 0; k < 8; k++) *h = (*h ^ cur[k]) * 0x100000001B3u;
-    *err_at = rc < 0 ? w.err.offset : 0;
+    free(r);
     return rc;
 }
 
