@@ -3823,8 +3823,10 @@ void pcq_item_values(const pcq_walk *w, const pcq_item *item, pcq_iter *it)
     counted(&it->f, item->nvalues, 0, item->offset, "values", item->offset, "values");
     it->f.ids_at = item->values_ids;
     it->fast = item->values_fast ? PCQ_ITER_FAST_ : 0;
-    if (it->fast) /* as the header's inline step makes it */
+    if (it->fast) { /* as the header's inline step makes it */
         pcq_values_fast_at_(w->buf, w->len, item->values, item->nvalues, item->values_ids, it);
+        pcq_iter_ahead_(it, item->nvalues, w->len);
+    }
 }
 
 void pcq_instances_begin(const void *buf, size_t len, pcq_iter *it)

@@ -893,11 +893,16 @@ PCQ_API int pcq_item_is_element(const pcq_item *it, pcq_kind kind);
  * blocks or instances tests f.left & fast, one test for both (a values
  * iterator's tests f.pos < fast_end: no count to step). */
 #define PCQ_ITER_FAST_ 0xFFFFFFFFu
+/* ... and on the canonical values of a single pass over a large input,
+ * which pcq_values_read_u64 reads prefetching ahead (pcq_iter_ahead_); as
+ * fast, but for a bit no count has. */
+#define PCQ_ITER_AHEAD_ 0x7FFFFFFFu
 typedef struct pcq_iter {
     const uint8_t *buf; /* private: the whole input */
     size_t len;         /* private: its length */
     pcq_walk_frame_ f;  /* private: the sequence and where it stands */
-    uint32_t fast;      /* private: canonical bytes, stepped without checks (PCQ_ITER_FAST_, or 0) */
+    uint32_t fast;      /* private: canonical bytes, stepped without checks (PCQ_ITER_FAST_ or
+                           PCQ_ITER_AHEAD_, or 0) */
     uint32_t ids_mask;  /* private: values stepped without checks: f.ids_at is the next value's counter
                            id (0xFFFFFFFF), or a byte of the values (0: they have none) */
     size_t fast_end;    /* private: where the values of a values iterator stepped without checks end
@@ -1004,6 +1009,16 @@ PCQ_API int pcq_block_rows_u64(const pcq_data *d, const pcq_block *b, uint64_t *
 #define PCQ_LIKELY_(x) __builtin_expect(!!(x), 1) /* keeps the fast step's loop tight */
 #else
 #define PCQ_LIKELY_(x) (x)
+#endif
+
+/* A hint to fetch the line at p, which lies inside the input (D19): under
+ * PCQ_AHEAD_CHECK a 1-byte read, so that ASan sees where each points. */
+#if defined(PCQ_AHEAD_CHECK)
+#define PCQ_PREFETCH_(p) ((void)*(const volatile uint8_t *)(p))
+#elif defined(__GNUC__)
+#define PCQ_PREFETCH_(p) __builtin_prefetch(p)
+#else
+#define PCQ_PREFETCH_(p) ((void)0)
 #endif
 
 /* PCQ_NONNULL_(p): tells the compiler that p, a pointer into a buffer the
@@ -1546,27 +1561,59 @@ PCQ_INLINE_ int pcq_instances_of_block_next_fast_(pcq_iter *it, pcq_data_instanc
     }
 }
 
+/* n canonical values of a fast iterator into out; `ahead` (a constant): 0,
+ * or for PCQ_ITER_AHEAD_, a line that far ahead of each line read
+ * (pcq_iter_ahead_ found every p + ahead below inside the input). */
+PCQ_INLINE_ size_t pcq_values_read_fast_(pcq_iter *it, uint64_t *out, size_t cap, size_t ahead)
+{
+    const uint8_t *p = it->buf + it->f.pos;
+    size_t left = (it->fast_end - it->f.pos) / 16, n = cap < left ? cap : left, i;
+    if (ahead && n) PCQ_PREFETCH_(p + ahead);
+    for (i = 0; i + 4 <= n; i += 4, p += 64) { /* four a turn: a quarter of the loop's own instructions */
+        uint64_t v0 = pcq_ld64_(p + 8), v1 = pcq_ld64_(p + 24), v2 = pcq_ld64_(p + 40),
+                 v3 = pcq_ld64_(p + 56);
+        if (ahead) PCQ_PREFETCH_(p + 64 + ahead);
+        out[i] = pcq_ld32_(p) == 4 ? (uint32_t)v0 : v0;
+        out[i + 1] = pcq_ld32_(p + 16) == 4 ? (uint32_t)v1 : v1;
+        out[i + 2] = pcq_ld32_(p + 32) == 4 ? (uint32_t)v2 : v2;
+        out[i + 3] = pcq_ld32_(p + 48) == 4 ? (uint32_t)v3 : v3;
+    }
+    for (; i < n; i++, p += 16) {
+        uint64_t v = pcq_ld64_(p + 8);
+        out[i] = pcq_ld32_(p) == 4 ? (uint32_t)v : v;
+    }
+    it->f.pos += 16 * n;
+    it->f.ids_at += 4 * n; /* as n steps of pcq_values_next_fast_ */
+    it->f.index += (uint32_t)n;
+    return n;
+}
+
+/* How far ahead of the values of a single pass's item the reading of them
+ * prefetches. Out of cache the pass checks a run of instances (up to 4 KiB,
+ * bulk_step) with reading ahead, then yields them: the lines its checks
+ * fetched came in while they ran, and the caller's reading of the values,
+ * the most of the pass's time, fetched nothing. A line ahead of each line
+ * read, past the next run, keeps them coming while the values are read (a
+ * pass over 256 MiB of counter sets ~68% -> ~88% of memcpy's speed, D19). */
+#define PCQ_AHEAD_READ_ ((size_t)PCQ_AHEAD * 4u)
+
+/* The fast iterator (of n values, inside an input of len bytes) of a
+ * single pass's item reads ahead when the input is large and there is room
+ * past its values; not for fewer than four values: there the checks'
+ * reading ahead (a line an instance) is enough, and a test a call costs a
+ * pass over 48-byte instances more than it gains. */
+PCQ_INLINE_ void pcq_iter_ahead_(pcq_iter *it, uint32_t n, size_t len)
+{
+    if (len >= (size_t)(PCQ_AHEAD_FROM) && n >= 4 && len - it->fast_end > PCQ_AHEAD_READ_)
+        it->fast = PCQ_ITER_AHEAD_;
+}
+
 PCQ_INLINE_ size_t pcq_values_read_u64_fast_(pcq_iter *it, uint64_t *out, size_t cap)
 {
-    if (it && out && it->fast) {
-        const uint8_t *p = it->buf + it->f.pos;
-        size_t left = (it->fast_end - it->f.pos) / 16, n = cap < left ? cap : left, i;
-        for (i = 0; i + 4 <= n; i += 4, p += 64) { /* four a turn: a quarter of the loop's own instructions */
-            uint64_t v0 = pcq_ld64_(p + 8), v1 = pcq_ld64_(p + 24), v2 = pcq_ld64_(p + 40),
-                     v3 = pcq_ld64_(p + 56);
-            out[i] = pcq_ld32_(p) == 4 ? (uint32_t)v0 : v0;
-            out[i + 1] = pcq_ld32_(p + 16) == 4 ? (uint32_t)v1 : v1;
-            out[i + 2] = pcq_ld32_(p + 32) == 4 ? (uint32_t)v2 : v2;
-            out[i + 3] = pcq_ld32_(p + 48) == 4 ? (uint32_t)v3 : v3;
-        }
-        for (; i < n; i++, p += 16) {
-            uint64_t v = pcq_ld64_(p + 8);
-            out[i] = pcq_ld32_(p) == 4 ? (uint32_t)v : v;
-        }
-        it->f.pos += 16 * n;
-        it->f.ids_at += 4 * n; /* as n steps of pcq_values_next_fast_ */
-        it->f.index += (uint32_t)n;
-        return n;
+    if (it && out && it->fast == PCQ_ITER_FAST_) {
+        return pcq_values_read_fast_(it, out, cap, 0);
+    } else if (it && out && it->fast) {
+        return pcq_values_read_fast_(it, out, cap, PCQ_AHEAD_READ_);
     } else if (it) { /* on a copy, as in pcq_values_next_fast_ */
         pcq_iter t = *it;
         size_t n = pcq_values_read_u64(&t, out, cap);
@@ -1581,6 +1628,7 @@ PCQ_INLINE_ void pcq_item_values_fast_(const pcq_walk *w, const pcq_item *item, 
 {
     if (item->values_fast) {
         pcq_values_fast_at_(w->buf, w->len, item->values, item->nvalues, item->values_ids, it);
+        pcq_iter_ahead_(it, item->nvalues, w->len);
     } else { /* only the fields it reads, so that *item is not taken by a call (see below) */
         pcq_item c;
         pcq_iter t;

@@ -1050,6 +1050,40 @@ static void test_read_ahead(void)
     free(b);
 }
 
+/* The reading of a single pass's values prefetches ahead of them, inside
+ * the input only (pcq_iter_ahead_): a type 6 block of five counters to the
+ * input's end, its last instances' values ending at every distance from it
+ * (20 to 39 instances, names of 1 to 20 characters), read by PCQ_BULK as
+ * the plain walk reads them, on an exact heap copy. The default build reads
+ * ahead only from 4 MiB on; make check-ahead reads ahead in every input,
+ * each prefetch a read ASan checks. */
+static void test_read_ahead_end(void)
+{
+    static uint8_t five[384];
+    uint8_t *b;
+    size_t len, at, n[3], e[3], j;
+    uint32_t ni;
+    uint64_t h[3];
+    int rc[3];
+    five_types(five);
+    for (ni = 20; ni < 40; ni++) {
+        if (!TL_CHECK((b = (uint8_t *)calloc(8192, 1)) != NULL, "8 KiB")) return;
+        memcpy(b, five, 48);
+        len = 48 + put_instances_block(b, 48, 6, 5, ni, 0, &at);
+        tl_put32le(b, (uint32_t)len);
+        tl_put32le(b + 4, 1);
+        b = (uint8_t *)realloc(b, len); /* exact: a byte past it is ASan's */
+        if (!TL_CHECK(b != NULL, "a copy")) return;
+        for (j = 0; j < 3; j++)
+            rc[j] = walk_digest(b, len, j ? PCQ_BULK : 0, j ? (int)j - 1 : 0, &h[j], &n[j], &e[j]);
+        for (j = 1; j < 3; j++)
+            TL_CHECK(rc[0] == 0 && rc[j] == 0 && h[0] == h[j] && n[j] == n[0] && n[0] > ni,
+                     "%u instances, PCQ_BULK %s: %s, %zu items", (unsigned)ni, bulk_how[j - 1],
+                     pcq_status_name(rc[j]), n[j]);
+        free(b);
+    }
+}
+
 /* A buffer that is not canonical in one block: the decoder passes the
  * canonical blocks around it whole (pass_blocks: the ones before it as
  * canonical_data found them), and must still report what the one block
@@ -1192,6 +1226,7 @@ int main(int argc, char **argv)
     test_bulk_blocks();
     test_bulk_blocks_changed();
     test_read_ahead();
+    test_read_ahead_end();
     test_pass_blocks();
     printf("test_walk: %zu vectors, their prefixes and mutations\n", n);
     return tl_finish();
