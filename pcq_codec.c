@@ -3509,15 +3509,35 @@ static PCQ_NOINLINE int bulk_step(pcq_walk *w, frame *f, pcq_item *it)
     return list_step(w, f, it);
 }
 
+/* PCQ_BULK: the _PERF_MULTI_COUNTERS or _PERF_MULTI_INSTANCES of a block
+ * bulk_block found canonical (the top frame f, its body), without
+ * walk_step's loop and step_body's dispatch: a type 2 block's second item,
+ * two of a type 6 block's (~40 instructions each). When the bytes changed
+ * since, walk_step runs: step_body's same phase finds it again and the
+ * parsers say what is wrong. */
+static PCQ_NOINLINE int bulk_body(pcq_walk *w, frame *f, pcq_item *it)
+{
+    rd r;
+    r.b = w->buf;
+    r.len = w->len;
+    r.err = &w->err;
+    r.w = w;
+    if (f->phase == B_MC_BULK ? bulk_multi_counters(&r, f, it) : bulk_multi_instances(&r, f, it)) return 1;
+    return walk_step(w, it);
+}
+
 /* Straight to the step the top frame needs: the root and a block's body
- * through walk_step's loop, a list's item (the most of them) through
- * list_step, a canonical instance under PCQ_BULK through bulk_step. */
+ * through walk_step's loop (a canonical block's under PCQ_BULK through
+ * bulk_body), a list's item (the most of them) through list_step, a
+ * canonical instance under PCQ_BULK through bulk_step. */
 int pcq_walk_next(pcq_walk *w, pcq_item *it)
 {
     frame *f;
     if (w->run_on) run_sync(w); /* what the inline step took */
     f = w->nframes > 0 ? &w->frames[w->nframes - 1] : NULL;
-    if (w->err.code || !f || f->kind == FR_ROOT || f->kind == FR_BODY) return walk_step(w, it);
+    if (w->err.code || !f || f->kind == FR_ROOT) return walk_step(w, it);
+    if (f->kind == FR_BODY)
+        return f->phase == B_MC_BULK || f->phase == B_MI_BULK ? bulk_body(w, f, it) : walk_step(w, it);
     if ((w->mode & WALK_BULK) && f->kind == FR_DATA_INSTANCES && f->left && !(f->flags & FL_SLOW))
         return bulk_step(w, f, it);
     return list_step(w, f, it);
