@@ -1568,7 +1568,8 @@ PCQ_INLINE_ size_t pcq_values_read_fast_(pcq_iter *it, uint64_t *out, size_t cap
 {
     const uint8_t *p = it->buf + it->f.pos;
     size_t left = (it->fast_end - it->f.pos) / 16, n = cap < left ? cap : left, i;
-    if (ahead && n) PCQ_PREFETCH_(p + ahead);
+    if (!n) return 0; /* the call that ends a loop, in a few instructions */
+    if (ahead) PCQ_PREFETCH_(p + ahead);
     for (i = 0; i + 4 <= n; i += 4, p += 64) { /* four a turn: a quarter of the loop's own instructions */
         uint64_t v0 = pcq_ld64_(p + 8), v1 = pcq_ld64_(p + 24), v2 = pcq_ld64_(p + 40),
                  v3 = pcq_ld64_(p + 56);
@@ -1583,8 +1584,7 @@ PCQ_INLINE_ size_t pcq_values_read_fast_(pcq_iter *it, uint64_t *out, size_t cap
         out[i] = pcq_ld32_(p) == 4 ? (uint32_t)v : v;
     }
     it->f.pos += 16 * n;
-    it->f.ids_at += 4 * n; /* as n steps of pcq_values_next_fast_ */
-    it->f.index += (uint32_t)n;
+    it->f.ids_at += 4 * n; /* as n steps of pcq_values_next_fast_ (f.index: no fast step keeps it) */
     return n;
 }
 
