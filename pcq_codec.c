@@ -2789,12 +2789,15 @@ static int bulk_multi_counters(rd *r, frame *f, pcq_item *it)
  * run_stop ends the run there. */
 static void run_start(pcq_walk *w, const frame *f, uint32_t count, size_t end)
 {
+    w->run_vb = 16 * (size_t)f->nvalues;
+    /* checked: count (16 + vb) bytes or more from f->pos (bytes changed since: an empty run, and the
+     * walk's checks take the instances) */
+    if (end - f->pos < 16 + w->run_vb) count = 0;
     w->run = count;
-    w->run_end = end;
+    w->run_lim = count ? end - 16 - w->run_vb : 0;
     w->run_pos = f->pos;
     w->run_base = f->index + count;
     w->run_nv = f->nvalues;
-    w->run_vb = 16 * (size_t)f->nvalues;
     w->run_ids = f->ids_at;
     w->run_depth = f->depth;
     w->run_on = 1;
@@ -3385,7 +3388,7 @@ void pcq_walk_begin(pcq_walk *w, pcq_kind kind, const void *buf, size_t len, con
     w->set_checks = 0;
     w->cut.type = PCQ_S_NONE;
     w->run = w->run_skip = w->run_base = w->run_nv = 0;
-    w->run_end = w->run_pos = w->run_ids = w->run_vb = 0;
+    w->run_lim = w->run_pos = w->run_ids = w->run_vb = 0;
     w->run_on = w->run_depth = 0;
     w->mode = (opts && (opts->flags & PCQ_BULK) ? WALK_BULK : 0u) |
               (opts && (opts->on_diag || (opts->flags & PCQ_STRICT)) ? WALK_DIAGS : 0u);

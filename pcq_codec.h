@@ -781,7 +781,8 @@ typedef struct pcq_walk {
     uint32_t table[2 * PCQ_PAIR_CHECK_MAX];
     uint32_t run;      /* private: PCQ_BULK, instances ahead on the top frame checked canonical */
     uint32_t run_skip; /* private: PCQ_BULK, instances to take one at a time (a run that was not) */
-    size_t run_end;    /* private: PCQ_BULK, where the checked run ends */
+    size_t run_lim;    /* private: PCQ_BULK, where the checked run ends, less an instance's least size
+                          (16 and its values): no instance of it starts past it */
     /* private: PCQ_BULK, the run as its inline step keeps it (the top frame's pos, index and left
      * are brought up to date from it when pcq_walk_next is called: run_on) */
     size_t run_pos, run_ids, run_vb; /* the next instance; its values' counter ids; their bytes */
@@ -1705,10 +1706,10 @@ PCQ_INLINE_ void pcq_walk_item_at_(pcq_walk *w, const uint8_t *b, pcq_item *it, 
  * what was checked (0: the walk's checks take it). */
 PCQ_INLINE_ int pcq_walk_run_item_(pcq_walk *w, pcq_item *it)
 {
-    size_t at = w->run_pos, rest = w->run_end - at, size; /* the run stays inside itself: pos <= run_end */
-    if (rest < 16) return 0;       /* (changed bytes may have ended an instance there) */
+    size_t at = w->run_pos, lim = w->run_lim, size; /* the run stays inside itself: pos <= its end */
+    if (at > lim) return 0;        /* (changed bytes may have ended an instance there) */
     size = pcq_ld32_(w->buf + at); /* _PERF_INSTANCE_HEADER.Size */
-    if (size < 16 || size > rest || w->run_vb > rest - size) return 0;
+    if (size - 16 > lim - at) return 0; /* at least 16 (less wraps), its values inside the run */
     pcq_walk_item_at_(w, w->buf, it, at, size);
     return 1;
 }
