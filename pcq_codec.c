@@ -3848,7 +3848,7 @@ void pcq_item_values(const pcq_walk *w, const pcq_item *item, pcq_iter *it)
     it->fast = item->values_fast ? PCQ_ITER_FAST_ : 0;
     if (it->fast) { /* as the header's inline step makes it */
         pcq_values_fast_at_(w->buf, w->len, item->values, item->nvalues, item->values_ids, it);
-        pcq_iter_ahead_(it, item->nvalues, w->len);
+        pcq_item_ahead_(w->buf, item->values, item->nvalues, w->len);
     }
 }
 

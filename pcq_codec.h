@@ -896,16 +896,11 @@ PCQ_API int pcq_item_is_element(const pcq_item *it, pcq_kind kind);
  * blocks or instances tests f.left & fast, one test for both (a values
  * iterator's tests f.pos < fast_end: no count to step). */
 #define PCQ_ITER_FAST_ 0xFFFFFFFFu
-/* ... and on the canonical values of a single pass over a large input,
- * which pcq_values_read_u64 reads prefetching ahead (pcq_iter_ahead_); as
- * fast, but for a bit no count has. */
-#define PCQ_ITER_AHEAD_ 0x7FFFFFFFu
 typedef struct pcq_iter {
     const uint8_t *buf; /* private: the whole input */
     size_t len;         /* private: its length */
     pcq_walk_frame_ f;  /* private: the sequence and where it stands */
-    uint32_t fast;      /* private: canonical bytes, stepped without checks (PCQ_ITER_FAST_ or
-                           PCQ_ITER_AHEAD_, or 0) */
+    uint32_t fast;      /* private: canonical bytes, stepped without checks (PCQ_ITER_FAST_, or 0) */
     uint32_t ids_mask;  /* private: values stepped without checks: f.ids_at is the next value's counter
                            id (0xFFFFFFFF), or a byte of the values (0: they have none) */
     size_t fast_end;    /* private: where the values of a values iterator stepped without checks end
@@ -1564,59 +1559,50 @@ PCQ_INLINE_ int pcq_instances_of_block_next_fast_(pcq_iter *it, pcq_data_instanc
     }
 }
 
-/* n canonical values of a fast iterator into out; `ahead` (a constant): 0,
- * or for PCQ_ITER_AHEAD_, a line that far ahead of each line read
- * (pcq_iter_ahead_ found every p + ahead below inside the input). */
-PCQ_INLINE_ size_t pcq_values_read_fast_(pcq_iter *it, uint64_t *out, size_t cap, size_t ahead)
-{
-    const uint8_t *p = it->buf + it->f.pos;
-    size_t left = (it->fast_end - it->f.pos) / 16, n = cap < left ? cap : left, i;
-    if (!n) return 0; /* the call that ends a loop, in a few instructions */
-    if (ahead) PCQ_PREFETCH_(p + ahead);
-    for (i = 0; i + 4 <= n; i += 4, p += 64) { /* four a turn: a quarter of the loop's own instructions */
-        uint64_t v0 = pcq_ld64_(p + 8), v1 = pcq_ld64_(p + 24), v2 = pcq_ld64_(p + 40),
-                 v3 = pcq_ld64_(p + 56);
-        if (ahead) PCQ_PREFETCH_(p + 64 + ahead);
-        out[i] = pcq_ld32_(p) == 4 ? (uint32_t)v0 : v0;
-        out[i + 1] = pcq_ld32_(p + 16) == 4 ? (uint32_t)v1 : v1;
-        out[i + 2] = pcq_ld32_(p + 32) == 4 ? (uint32_t)v2 : v2;
-        out[i + 3] = pcq_ld32_(p + 48) == 4 ? (uint32_t)v3 : v3;
-    }
-    for (; i < n; i++, p += 16) {
-        uint64_t v = pcq_ld64_(p + 8);
-        out[i] = pcq_ld32_(p) == 4 ? (uint32_t)v : v;
-    }
-    it->f.pos += 16 * n;
-    it->f.ids_at += 4 * n; /* as n steps of pcq_values_next_fast_ (f.index: no fast step keeps it) */
-    return n;
-}
-
-/* How far ahead of the values of a single pass's item the reading of them
- * prefetches. Out of cache the pass checks a run of instances (up to 4 KiB,
- * bulk_step) with reading ahead, then yields them: the lines its checks
- * fetched came in while they ran, and the caller's reading of the values,
- * the most of the pass's time, fetched nothing. A line ahead of each line
- * read, past the next run, keeps them coming while the values are read (a
- * pass over 256 MiB of counter sets 68% -> 90-92% of memcpy's speed, D19). */
+/* How far ahead of a single pass's item its values are fetched. Out of
+ * cache the pass checks a run of instances (up to 4 KiB, bulk_step) with
+ * reading ahead, then yields them: the lines its checks fetched came in
+ * while they ran, and the caller's reading of the values, the most of the
+ * pass's time, fetched nothing. Fetching each item's values this far ahead
+ * (past the next run) when the caller takes them keeps the lines coming
+ * while values are read (a pass over 256 MiB of counter sets 68% -> 90-92%
+ * of memcpy's speed, D19). */
 #define PCQ_AHEAD_READ_ ((size_t)PCQ_AHEAD * 4u)
 
-/* The fast iterator (of n values, inside an input of len bytes) of a
- * single pass's item reads ahead when the input is large and there is room
- * past its values; not for fewer than four values: there the checks'
- * reading ahead (a line an instance) is enough, and a test a call costs a
- * pass over 48-byte instances more than it gains. */
-PCQ_INLINE_ void pcq_iter_ahead_(pcq_iter *it, uint32_t n, size_t len)
+/* The values of a single pass's item, n at pos in an input of len bytes
+ * (inside it), when the input is large: the lines PCQ_AHEAD_READ_ bytes
+ * past them, where that is inside the input. Not for fewer than four
+ * values: there the checks' reading ahead (a line an instance) is enough,
+ * and the test an item cost a pass over 48-byte instances more than it
+ * gained. */
+PCQ_INLINE_ void pcq_item_ahead_(const uint8_t *buf, size_t pos, uint32_t n, size_t len)
 {
-    if (len >= (size_t)(PCQ_AHEAD_FROM) && n >= 4 && len - it->fast_end > PCQ_AHEAD_READ_)
-        it->fast = PCQ_ITER_AHEAD_;
+    size_t at, end = pos + 16 * (size_t)n;
+    if (len >= (size_t)(PCQ_AHEAD_FROM) && n >= 4 && len - end > PCQ_AHEAD_READ_)
+        for (at = pos + PCQ_AHEAD_READ_; at < end + PCQ_AHEAD_READ_; at += 64) PCQ_PREFETCH_(buf + at);
 }
 
 PCQ_INLINE_ size_t pcq_values_read_u64_fast_(pcq_iter *it, uint64_t *out, size_t cap)
 {
-    if (it && out && it->fast == PCQ_ITER_FAST_) {
-        return pcq_values_read_fast_(it, out, cap, 0);
-    } else if (it && out && it->fast) {
-        return pcq_values_read_fast_(it, out, cap, PCQ_AHEAD_READ_);
+    if (it && out && it->fast) {
+        const uint8_t *p = it->buf + it->f.pos;
+        size_t left = (it->fast_end - it->f.pos) / 16, n = cap < left ? cap : left, i;
+        if (!n) return 0;                          /* the call that ends a loop, in a few instructions */
+        for (i = 0; i + 4 <= n; i += 4, p += 64) { /* four a turn: a quarter of the loop's own instructions */
+            uint64_t v0 = pcq_ld64_(p + 8), v1 = pcq_ld64_(p + 24), v2 = pcq_ld64_(p + 40),
+                     v3 = pcq_ld64_(p + 56);
+            out[i] = pcq_ld32_(p) == 4 ? (uint32_t)v0 : v0;
+            out[i + 1] = pcq_ld32_(p + 16) == 4 ? (uint32_t)v1 : v1;
+            out[i + 2] = pcq_ld32_(p + 32) == 4 ? (uint32_t)v2 : v2;
+            out[i + 3] = pcq_ld32_(p + 48) == 4 ? (uint32_t)v3 : v3;
+        }
+        for (; i < n; i++, p += 16) {
+            uint64_t v = pcq_ld64_(p + 8);
+            out[i] = pcq_ld32_(p) == 4 ? (uint32_t)v : v;
+        }
+        it->f.pos += 16 * n;
+        it->f.ids_at += 4 * n; /* as n steps of pcq_values_next_fast_ (f.index: no fast step keeps it) */
+        return n;
     } else if (it) { /* on a copy, as in pcq_values_next_fast_ */
         pcq_iter t = *it;
         size_t n = pcq_values_read_u64(&t, out, cap);
@@ -1631,7 +1617,7 @@ PCQ_INLINE_ void pcq_item_values_fast_(const pcq_walk *w, const pcq_item *item, 
 {
     if (item->values_fast) {
         pcq_values_fast_at_(w->buf, w->len, item->values, item->nvalues, item->values_ids, it);
-        pcq_iter_ahead_(it, item->nvalues, w->len);
+        pcq_item_ahead_(w->buf, item->values, item->nvalues, w->len);
     } else { /* only the fields it reads, so that *item is not taken by a call (see below) */
         pcq_item c;
         pcq_iter t;
@@ -1709,9 +1695,9 @@ PCQ_INLINE_ void pcq_walk_item_at_(pcq_walk *w, const uint8_t *b, pcq_item *it, 
 PCQ_INLINE_ int pcq_walk_run_item_(pcq_walk *w, pcq_item *it)
 {
     size_t at = w->run_pos, lim = w->run_lim, size; /* the run stays inside itself: pos <= its end */
-    if (at > lim) return 0;        /* (changed bytes may have ended an instance there) */
-    size = pcq_ld32_(w->buf + at); /* _PERF_INSTANCE_HEADER.Size */
-    if (size - 16 > lim - at) return 0; /* at least 16 (less wraps), its values inside the run */
+    if (at > lim) return 0;                         /* (changed bytes may have ended an instance there) */
+    size = pcq_ld32_(w->buf + at);                  /* _PERF_INSTANCE_HEADER.Size */
+    if (size - 16 > lim - at) return 0;             /* at least 16 (less wraps), its values inside the run */
     pcq_walk_item_at_(w, w->buf, it, at, size);
     return 1;
 }
