@@ -1565,8 +1565,8 @@ PCQ_INLINE_ int pcq_instances_of_block_next_fast_(pcq_iter *it, pcq_data_instanc
  * while they ran, and the caller's reading of the values, the most of the
  * pass's time, fetched nothing. Fetching each item's values this far ahead
  * (past the next run) when the caller takes them keeps the lines coming
- * while values are read (a pass over 256 MiB of counter sets 68% -> 90-92%
- * of memcpy's speed, D19). */
+ * while values are read (a pass over 256 MiB of procinfo 68% -> 88-95% of
+ * memcpy's speed, D19). */
 #define PCQ_AHEAD_READ_ ((size_t)PCQ_AHEAD * 4u)
 
 /* The values of a single pass's item, n at pos in an input of len bytes
