@@ -86,15 +86,9 @@
  * Not in an input under AHEAD_FROM bytes, which is most often read from
  * cache (a reply just received): there a prefetch is an instruction for
  * nothing (validation of mix 0.467 -> 0.489 Ir/B at 1 MiB). */
-#define AHEAD      ((size_t)PCQ_AHEAD)
-#define AHEAD_FROM ((size_t)(PCQ_AHEAD_FROM))
-#if defined(PCQ_AHEAD_CHECK) /* make check-ahead: a read, so that ASan sees where each one points */
-#define PREFETCH(p) ((void)*(const volatile uint8_t *)(p))
-#elif defined(__GNUC__)
-#define PREFETCH(p) __builtin_prefetch(p)
-#else
-#define PREFETCH(p) ((void)0)
-#endif
+#define AHEAD       ((size_t)PCQ_AHEAD)
+#define AHEAD_FROM  ((size_t)(PCQ_AHEAD_FROM))
+#define PREFETCH(p) PCQ_PREFETCH_(p) /* the header's (make check-ahead: a read, which ASan checks) */
 
 unsigned pcq_version(void)
 {

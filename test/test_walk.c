@@ -1061,7 +1061,7 @@ static void test_read_ahead(void)
 }
 
 /* The reading of a single pass's values prefetches ahead of them, inside
- * the input only (pcq_iter_ahead_): a type 6 block of five counters to the
+ * the input only (pcq_item_ahead_): a type 6 block of five counters to the
  * input's end, its last instances' values ending at every distance from it
  * (20 to 39 instances, names of 1 to 20 characters), read by PCQ_BULK as
  * the plain walk reads them, on an exact heap copy. The default build reads
