@@ -3840,8 +3840,9 @@ void pcq_item_values(const pcq_walk *w, const pcq_item *item, pcq_iter *it)
     counted(&it->f, item->nvalues, 0, item->offset, "values", item->offset, "values");
     it->f.ids_at = item->values_ids;
     it->fast = item->values_fast ? PCQ_ITER_FAST_ : 0;
-    if (it->fast) { /* as the header's inline step makes it */
-        pcq_values_fast_at_(w->buf, w->len, item->values, item->nvalues, item->values_ids, it);
+    if (it->fast) { /* as the header's inline step makes it (its ids: none, or the walk's checked list) */
+        pcq_values_fast_ids_(w->buf, w->len, item->values, item->nvalues, item->values_ids,
+                             item->values_ids != 0, it);
         pcq_item_ahead_(w->buf, item->values, item->nvalues, w->len);
     }
 }

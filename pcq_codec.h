@@ -1617,8 +1617,9 @@ PCQ_INLINE_ size_t pcq_values_read_u64_fast_(pcq_iter *it, uint64_t *out, size_t
 /* PCQ_BULK: the values the walk checked and found canonical (values_fast). */
 PCQ_INLINE_ void pcq_item_values_fast_(const pcq_walk *w, const pcq_item *item, pcq_iter *it)
 {
-    if (item->values_fast) {
-        pcq_values_fast_at_(w->buf, w->len, item->values, item->nvalues, item->values_ids, it);
+    if (item->values_fast) { /* its ids: none (0), or the list of nvalues ids the walk checked with them */
+        pcq_values_fast_ids_(w->buf, w->len, item->values, item->nvalues, item->values_ids,
+                             item->values_ids != 0, it);
         pcq_item_ahead_(w->buf, item->values, item->nvalues, w->len);
     } else { /* only the fields it reads, so that *item is not taken by a call (see below) */
         pcq_item c;
