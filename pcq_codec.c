@@ -2198,9 +2198,13 @@ static PCQ_FORCE_INLINE int instances_run(inst_state *s, size_t n, size_t nv, in
          * where an or an instance and a test a list kept Size's low bits; gcc 12) */
         if (PCQ_LIKELY_(t == 16)) {
             nul = name_zeros(p, INSTANCE_HEADER_InstanceName, INSTANCE_HEADER_SIZE + 16, nul);
-        } else {
+        } else if (t > 16) { /* 12 characters or more */
             if (t & 7) return 0;
             nul = name_zeros(p, INSTANCE_HEADER_InstanceName, last, nul);
+        } else if (t == 8) { /* 4 to 7 ("_Total"): one word (the compare above told it from the longer) */
+            nul = name_zeros(p, INSTANCE_HEADER_InstanceName, INSTANCE_HEADER_SIZE + 8, nul);
+        } else if (t != 0) { /* 0: up to 3, the last word alone */
+            return 0;
         }
         /* a good value's first word minus VALUE_16 + 4 is 0 or 4 (bad_value): & ~4 once, at the end */
         if (form == VALUES_ONE) {

@@ -1814,6 +1814,37 @@ PCQ_INLINE_ int pcq_put_ascii_ends_(char *d, const uint8_t *s, size_t h)
     pcq_st_ascii8_(d + (h - 8), b);
     return 1;
 }
+
+/* The same for 16 <= h <= 32 units (a network adapter's name), its first
+ * and its last sixteen: one test for the four loads, where four turns of
+ * the loop below took ~40 instructions (a walk of 80-byte instances of
+ * 26-character names, converting each: 1.72 -> Ir/B). */
+PCQ_INLINE_ int pcq_put_ascii_ends16_(char *d, const uint8_t *s, size_t h)
+{
+    __m128i a = pcq_load16_(s), b = pcq_load16_(s + 16), c = pcq_load16_(s + 2 * (h - 16)),
+            e = pcq_load16_(s + 2 * (h - 8));
+    if (!pcq_ascii8_(_mm_or_si128(_mm_or_si128(a, b), _mm_or_si128(c, e)))) return 0;
+    pcq_st_ascii8_(d, a);
+    pcq_st_ascii8_(d + 8, b);
+    pcq_st_ascii8_(d + (h - 16), c);
+    pcq_st_ascii8_(d + (h - 8), e);
+    return 1;
+}
+
+/* The same for 4 <= h <= 7 units (a name such as "_Total" or "0,12"), its
+ * first and its last four in one register: ~12 instructions, where the
+ * loop of words below took ~40 with its set-up (a walk of 40-byte instances
+ * of 5-character names, converting each: 2.66 -> Ir/B). */
+PCQ_INLINE_ int pcq_put_ascii_ends4_(char *d, const uint8_t *s, size_t h)
+{
+    __m128i v = _mm_unpacklo_epi64(_mm_loadl_epi64((const __m128i *)(const void *)s),
+                                   _mm_loadl_epi64((const __m128i *)(const void *)(s + 2 * (h - 4))));
+    if (!pcq_ascii8_(v)) return 0;
+    v = _mm_packus_epi16(v, v); /* bytes 0-3: the first four units; 4-7: the last four */
+    pcq_st32_((uint8_t *)d, (uint32_t)_mm_cvtsi128_si32(v));
+    pcq_st32_((uint8_t *)d + (h - 4), (uint32_t)_mm_cvtsi128_si32(_mm_srli_si128(v, 4)));
+    return 1;
+}
 #endif
 
 /* The ASCII units from the start of n bytes of UTF-16LE (n even, at least
@@ -1830,8 +1861,11 @@ PCQ_INLINE_ size_t pcq_ascii16_prefix_(const uint8_t *src, size_t n, char *dst)
 #if PCQ_SSE2_
     if (n >= 16) { /* then four a turn from where eight were not all ASCII */
         if (n <= 32 && pcq_put_ascii_ends_(dst, src, n / 2)) return n;
+        if (n - 32 <= 32 && pcq_put_ascii_ends16_(dst, src, n / 2)) return n; /* 16 to 32 units */
         while (n - pos > 16 && pcq_put_ascii8_(dst + pos / 2, src + pos)) pos += 16;
         if (n - pos <= 16 && pcq_put_ascii8_(dst + n / 2 - 8, src + n - 16)) return n;
+    } else if (pcq_put_ascii_ends4_(dst, src, n / 2)) { /* 4 to 7 units: no word loop */
+        return n;
     }
 #endif
     for (; n - pos > 8 && !((w = pcq_ld64_(src + pos)) & PCQ_ASCII16_4_); pos += 8)
@@ -2050,6 +2084,46 @@ PCQ_INLINE_ int pcq_put_value_u32_fast_(pcq_writer *w, uint32_t v)
 #define pcq_put_value_u64(w, v) pcq_put_value_u64_fast_((w), (v))
 #define pcq_put_value_u32(w, v) pcq_put_value_u32_fast_((w), (v))
 
+#if PCQ_SSE2_
+/* The inline writer's copies by the name's length (pcq_put_instance_at_'s
+ * form), each its own so that its caller tests the length once: 16 to 32
+ * bytes as pcq_copy_name_ends_ copies them; 8 to 15 ("_Total") by their
+ * first and last 8 in one register (~9 instructions, ~16 by words); 34 to
+ * 64 (17 to 32 units, a network adapter's name) by their first and last
+ * 32, four loads (through the function, ~60 instructions more). Non-zero
+ * when a U+0000 is among them. (pcq_copy_name_ends_ below is the one
+ * for any length of 8 or more, the batch writer's.) */
+PCQ_INLINE_ uint64_t pcq_copy_name16_(uint8_t *dst, const uint8_t *src, size_t n)
+{
+    __m128i a = pcq_load16_(src), b = pcq_load16_(src + n - 16);
+    _mm_storeu_si128((__m128i *)(void *)dst, a);
+    _mm_storeu_si128((__m128i *)(void *)(dst + n - 16), b);
+    return (uint64_t)_mm_movemask_epi8(_mm_or_si128(pcq_zero_units_(a), pcq_zero_units_(b)));
+}
+
+PCQ_INLINE_ uint64_t pcq_copy_name8_(uint8_t *dst, const uint8_t *src, size_t n)
+{
+    __m128i a = _mm_loadl_epi64((const __m128i *)(const void *)src),
+            b = _mm_loadl_epi64((const __m128i *)(const void *)(src + n - 8));
+    _mm_storel_epi64((__m128i *)(void *)dst, a);
+    _mm_storel_epi64((__m128i *)(void *)(dst + n - 8), b);
+    return (uint64_t)_mm_movemask_epi8(pcq_zero_units_(_mm_unpacklo_epi64(a, b)));
+}
+
+PCQ_INLINE_ uint64_t pcq_copy_name_wide_(uint8_t *dst, const uint8_t *src, size_t n)
+{
+    __m128i a = pcq_load16_(src), b = pcq_load16_(src + 16), c = pcq_load16_(src + n - 32),
+            d = pcq_load16_(src + n - 16);
+    _mm_storeu_si128((__m128i *)(void *)dst, a);
+    _mm_storeu_si128((__m128i *)(void *)(dst + 16), b);
+    _mm_storeu_si128((__m128i *)(void *)(dst + n - 32), c);
+    _mm_storeu_si128((__m128i *)(void *)(dst + n - 16), d);
+    a = _mm_or_si128(_mm_or_si128(pcq_zero_units_(a), pcq_zero_units_(b)),
+                     _mm_or_si128(pcq_zero_units_(c), pcq_zero_units_(d)));
+    return (uint64_t)_mm_movemask_epi8(a);
+}
+#endif
+
 /* A name of n bytes (even, 8 or more) copied to dst by its ends: [0, 16)
  * and [n - 16, n), overlapping (n < 16: its first and last 8 bytes), which
  * is all of a name of up to 32 bytes; with SSE2 16 bytes a load. Non-zero
@@ -2061,12 +2135,7 @@ PCQ_INLINE_ uint64_t pcq_copy_name_ends_(uint8_t *dst, const uint8_t *src, size_
 {
     uint64_t x, y, u, v;
 #if PCQ_SSE2_
-    if (PCQ_LIKELY_(n >= 16)) {
-        __m128i a = pcq_load16_(src), b = pcq_load16_(src + n - 16);
-        _mm_storeu_si128((__m128i *)(void *)dst, a);
-        _mm_storeu_si128((__m128i *)(void *)(dst + n - 16), b);
-        return (uint64_t)_mm_movemask_epi8(_mm_or_si128(pcq_zero_units_(a), pcq_zero_units_(b)));
-    }
+    if (PCQ_LIKELY_(n >= 16)) return pcq_copy_name16_(dst, src, n);
 #endif
     x = pcq_ld64_(src);
     y = pcq_ld64_(src + n - 8);
@@ -2086,41 +2155,68 @@ PCQ_INLINE_ uint64_t pcq_copy_name_ends_(uint8_t *dst, const uint8_t *src, size_
     return x & 0x8000800080008000u;
 }
 
+
 /* The writer's per-instance fast path, as the value's: an instance whose
- * name is 8 to 32 bytes (4 to 16 units: most names; no U+0000) when the
- * writer wants one (the open unit complete: fast and rest 0) and it ends at
- * or below w->inst_lim, so that dst has room for it and all its values,
- * which w->fast then vouches for, and the block stays within
- * PCQ_MAX_INSTANCES (pcq_codec.c's wr_inst_lim; 0: the writer wants none,
- * or none fits; len + size cannot wrap). Its Size, InstanceId, name and
- * zero NUL and padding (Figures 8, 9, §2.2.4.6) are stored, and with value
- * not NULL (a block of one value, want_values 1) its record of vsize bytes
- * (4 or 8) too: 1. Else 0, nothing appended, for the function, which says
- * what is wrong (a name with a U+0000) or stores it otherwise. The call
- * and its saved registers cost ~20 of ~110 instructions a 48-byte instance. */
+ * name is 8 to 32 bytes (4 to 16 units: most names; no U+0000), and with
+ * SSE2 up to 64, when the writer wants one (the open unit complete: fast
+ * and rest 0) and it ends at or below w->inst_lim, so that dst has room for
+ * it and all its values, which w->fast then vouches for, and the block
+ * stays within PCQ_MAX_INSTANCES (pcq_codec.c's wr_inst_lim; 0: the writer
+ * wants none, or none fits; len + size cannot wrap). Its Size, InstanceId,
+ * name and zero NUL and padding (Figures 8, 9, §2.2.4.6) are stored, and
+ * with value not NULL (a block of one value, want_values 1) its record of
+ * vsize bytes (4 or 8) too: 1. Else 0, nothing appended, for the function,
+ * which says what is wrong (a name with a U+0000) or stores it otherwise.
+ * The call and its saved registers cost ~20 of ~110 instructions a 48-byte
+ * instance. `form` (a constant): with SSE2 the copy of the name's length, 0
+ * for 16 to 32 bytes, 1 for 8 to 15, 2 for 33 to 64 (pcq_copy_name16_ and
+ * after); else pcq_copy_name_ends_'s 8 to 32. */
+PCQ_INLINE_ int pcq_put_instance_at_(pcq_writer *w, uint32_t instance_id, const uint8_t *name16,
+                                     size_t nbytes, const uint64_t *value, uint32_t vsize, int form)
+{
+    size_t size = (8 + nbytes + 2 + 7) & ~(size_t)7, len = w->len;
+    if (len + size <= w->inst_lim) {
+        uint8_t *p = w->dst + len;  /* inst_lim is not 0: dst is not NULL (a sizing pass's is) */
+        pcq_st64_(p + size - 8, 0); /* the NUL and the padding: the name's last 8 bytes */
+#if PCQ_SSE2_
+        if (PCQ_LIKELY_(!(form == 0   ? pcq_copy_name16_(p + 8, name16, nbytes)
+                          : form == 1 ? pcq_copy_name8_(p + 8, name16, nbytes)
+                                      : pcq_copy_name_wide_(p + 8, name16, nbytes)))) {
+#else
+        (void)form;
+        if (PCQ_LIKELY_(!pcq_copy_name_ends_(p + 8, name16, nbytes))) {
+#endif
+            pcq_st64_(p, size | (uint64_t)instance_id << 32); /* Size, InstanceId */
+            w->ninstances++;
+            if (value) { /* its record */
+                pcq_st_record_(p + size, vsize == 4 ? (uint32_t)*value : *value, vsize);
+                w->len = len + size + 16; /* the unit is complete: fast stays 0 */
+            } else {
+                w->len = len + size;
+                w->fast = w->want_values; /* all of them fit: rest stays 0 */
+            }
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* nbytes - 8 rotated right by one (an odd one's low bit goes to the top):
+ * for even lengths, 0 to 3 for 8 to 14 bytes, 4 to 12 for 16 to 32, 13 to
+ * 28 for 34 to 64; one compare a range, and the likely one first. */
 PCQ_INLINE_ int pcq_put_instance_inline_(pcq_writer *w, uint32_t instance_id, const uint8_t *name16,
                                          size_t nbytes, const uint64_t *value, uint32_t vsize)
 {
-    size_t h = nbytes - 8; /* 0 to 24 and even: h rotated right by one is at most 12 (an odd h's low bit
-                            * goes to the top), one compare for both */
-    if (w && !(w->fast | w->rest) && name16 && (h >> 1 | h << (8 * sizeof h - 1)) <= 12) {
-        size_t size = (8 + nbytes + 2 + 7) & ~(size_t)7, len = w->len;
-        if (len + size <= w->inst_lim) {
-            uint8_t *p = w->dst + len;  /* inst_lim is not 0: dst is not NULL (a sizing pass's is) */
-            pcq_st64_(p + size - 8, 0); /* the NUL and the padding: the name's last 8 bytes */
-            if (PCQ_LIKELY_(!pcq_copy_name_ends_(p + 8, name16, nbytes))) {
-                pcq_st64_(p, size | (uint64_t)instance_id << 32); /* Size, InstanceId */
-                w->ninstances++;
-                if (value) { /* its record */
-                    pcq_st_record_(p + size, vsize == 4 ? (uint32_t)*value : *value, vsize);
-                    w->len = len + size + 16; /* the unit is complete: fast stays 0 */
-                } else {
-                    w->len = len + size;
-                    w->fast = w->want_values; /* all of them fit: rest stays 0 */
-                }
-                return 1;
-            }
-        }
+    size_t h = nbytes - 8, r = h >> 1 | h << (8 * sizeof h - 1);
+    if (w && !(w->fast | w->rest) && name16) {
+#if PCQ_SSE2_
+        if (PCQ_LIKELY_(r - 4 <= 8))
+            return pcq_put_instance_at_(w, instance_id, name16, nbytes, value, vsize, 0);
+        if (r <= 3) return pcq_put_instance_at_(w, instance_id, name16, nbytes, value, vsize, 1);
+        if (r <= 28) return pcq_put_instance_at_(w, instance_id, name16, nbytes, value, vsize, 2);
+#else
+        if (r <= 12) return pcq_put_instance_at_(w, instance_id, name16, nbytes, value, vsize, 0);
+#endif
     }
     return 0;
 }

@@ -1972,15 +1972,15 @@ static void test_block_call_property(void)
 
 /* The header's inline instance step (pcq_put_data_instance, a macro) is
  * the function itself, (pcq_put_data_instance), with the values a call
- * each by the macros or by the functions: random names (0 to 40 bytes, the
- * inline step's 8 to 32 and either side; sometimes odd, NULL or holding a
+ * each by the macros or by the functions: random names (0 to 80 bytes, the
+ * inline step's 8 to 32 and 34 to 64 (with SSE2) and either side; sometimes odd, NULL or holding a
  * U+0000), values an instance (sometimes one too few or too many), caps
  * (the end of dst anywhere, where an instance fits but its values do not)
  * and sizing passes; the two must agree on every status, the length and
  * every byte of dst. */
 static void test_instance_call_property(void)
 {
-    static uint8_t names[48];
+    static uint8_t names[96];
     uint8_t a[1024], b[1024];
     uint32_t st = 7, nc, ninst, nv, round, i, j;
     size_t cap, la, lb, len, k;
@@ -1996,7 +1996,7 @@ static void test_instance_call_property(void)
         begin_two(&wa, a, &wb, b, sizeof a, cap, sizing, type4, nc);
         for (i = 0; i < ninst; i++) {
             const uint8_t *name = rng_next(&st) % 60 ? names : NULL;
-            len = 2 * (rng_next(&st) % 21);
+            len = 2 * (rng_next(&st) % 41);
             for (k = 0; k < len; k++) names[k] = (uint8_t)(k % 2 ? 0 : 'a' + rng_next(&st) % 26);
             if (len && rng_next(&st) % 30 == 0) names[2 * (rng_next(&st) % (len / 2))] = 0; /* U+0000 */
             if (rng_next(&st) % 40 == 0) len++;                                             /* odd */
