@@ -47,6 +47,9 @@ enum {
 #ifndef BENCH_MIX_INST   /* -D for the block-size sweep (mk/bench.mk) */
 #define BENCH_MIX_INST 8 /* instances of the type 4 and 6 blocks of a mix group */
 #endif
+#ifndef BENCH_NAME_STEM           /* -D for the name lengths of bench/RESULTS.md (mk/bench.mk) */
+#define BENCH_NAME_STEM "thread_" /* small's and mix's names: the stem, then 4 digits */
+#endif
 
 typedef struct bench_shape {
     const char *name; /* "procinfo", "process", "multi", "wide", "small", "mix" */

@@ -17,6 +17,8 @@
 # The mix shape's blocks of instances hold 8 each; another count, for the block-size
 # sweep of bench/RESULTS.md: BENCH_CFLAGS="-std=c99 -O2 -gdwarf-4 -DBENCH_MIX_INST=32"
 # BENCH_BIN=build/bench/pcq_bench_mix32 (then pcq_bench_mix32 --cg OP --shape mix).
+# The small and mix shapes' names are "thread_NNNN"; another stem, for the name lengths
+# of bench/RESULTS.md: BENCH_CFLAGS="-std=c99 -O2 -gdwarf-4 -DBENCH_NAME_STEM='\"t\"'".
 
 # Whatever the including Makefile's default goal is, this file does not change it.
 BENCH_SAVED_GOAL := $(.DEFAULT_GOAL)
