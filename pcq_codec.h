@@ -2155,7 +2155,6 @@ PCQ_INLINE_ uint64_t pcq_copy_name_ends_(uint8_t *dst, const uint8_t *src, size_
     return x & 0x8000800080008000u;
 }
 
-
 /* The writer's per-instance fast path, as the value's: an instance whose
  * name is 8 to 32 bytes (4 to 16 units: most names; no U+0000), and with
  * SSE2 up to 64, when the writer wants one (the open unit complete: fast
@@ -2169,7 +2168,7 @@ PCQ_INLINE_ uint64_t pcq_copy_name_ends_(uint8_t *dst, const uint8_t *src, size_
  * which says what is wrong (a name with a U+0000) or stores it otherwise.
  * The call and its saved registers cost ~20 of ~110 instructions a 48-byte
  * instance. `form` (a constant): with SSE2 the copy of the name's length, 0
- * for 16 to 32 bytes, 1 for 8 to 15, 2 for 33 to 64 (pcq_copy_name16_ and
+ * for 16 to 32 bytes, 1 for 8 to 15, 2 for 34 to 64 (pcq_copy_name16_ and
  * after); else pcq_copy_name_ends_'s 8 to 32. */
 PCQ_INLINE_ int pcq_put_instance_at_(pcq_writer *w, uint32_t instance_id, const uint8_t *name16,
                                      size_t nbytes, const uint64_t *value, uint32_t vsize, int form)
