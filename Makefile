@@ -82,7 +82,7 @@ DEMO_PREFERRED := vectors/data/processor-information.hex
 DEMO ?= $(firstword $(wildcard $(DEMO_PREFERRED)) \
                     $(patsubst %.json,%.hex,$(wildcard vectors/data/*.json)))
 
-.PHONY: all build demo check check-variant check-cli check-cxx check-knobs check-tables check-format check-spdx install uninstall clean
+.PHONY: all build demo check check-variant check-cli check-cxx check-knobs check-callers check-tables check-format check-spdx install uninstall clean
 .DEFAULT_GOAL := all
 
 all: build demo
@@ -160,7 +160,8 @@ check:
 	      || echo "$$v (build): 0 passed, 1 failed" >> $(RESULTS); \
 	  done; \
 	done
-	@$(MAKE) --no-print-directory check-cxx check-knobs check-tables check-ahead check-format check-spdx $(CHECK_EXTRA)
+	@$(MAKE) --no-print-directory check-cxx check-knobs check-callers check-tables check-ahead check-format \
+	  check-spdx $(CHECK_EXTRA)
 	@echo "== summary"
 	@awk '{ print "  " $$0 }' $(RESULTS)
 	@awk '{ p += $$(NF-3); f += $$(NF-1) } \
@@ -261,6 +262,22 @@ check-knobs:
 	  else \
 	    echo "$$(basename $(CC)) ($$knob): 0 passed, 1 failed" >> $(RESULTS); \
 	  fi; \
+	done
+
+# The header's inline steps compile warning-free in a caller's code, at
+# -O2, where gcc's -Warray-bounds follows a caller's short array into them
+# (a path its length never takes: 82089ae): every test and fuzz source is a
+# caller, with each compiler.
+CALLER_SRCS ?= $(TEST_SRCS) $(TESTLIB_SRCS) $(wildcard fuzz/fuzz_*.c)
+check-callers:
+	@for cc in $(CHECK_CCS); do \
+	  echo "== check: the header in callers' code, -O2 -Werror, with $$cc"; \
+	  n=0; for f in $(CALLER_SRCS); do \
+	    $$cc -std=c99 -Wall -Wextra -Wpedantic -O2 -Werror -I. -Ifuzz -Itest -Itools/pcqdump \
+	      -c $$f -o /dev/null || n=$$((n + 1)); \
+	  done; \
+	  echo "$$(basename $$cc) (callers, -O2 -Werror): $$(($(words $(CALLER_SRCS)) - n)) passed, $$n failed" \
+	    >> $(RESULTS); \
 	done
 
 # The walk's tests with a small set-wide table (PCQ_PAIR_CHECK_MAX): 1 (a

@@ -1972,9 +1972,10 @@ static void test_block_call_property(void)
 
 /* The header's inline instance step (pcq_put_data_instance, a macro) is
  * the function itself, (pcq_put_data_instance), with the values a call
- * each by the macros or by the functions: random names (0 to 80 bytes, the
- * inline step's 8 to 32 and 34 to 64 (with SSE2) and either side; sometimes odd, NULL or holding a
- * U+0000), values an instance (sometimes one too few or too many), caps
+ * each by the macros or by the functions: random names (0 to 80 bytes: the
+ * inline step's 8 to 15, 16 to 32 and, with SSE2, 34 to 64, and either
+ * side; sometimes odd, NULL or holding a U+0000), values an instance
+ * (sometimes one too few or too many), caps
  * (the end of dst anywhere, where an instance fits but its values do not)
  * and sizing passes; the two must agree on every status, the length and
  * every byte of dst. */
