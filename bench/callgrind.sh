@@ -131,10 +131,11 @@ if [ $quick = 1 ]; then
 fi
 
 printf 'callgrind (%s buffers, %s passes; instructions counted inside bench_cg_region only)\n\n' "$size" "$passes"
-printf '%-8s %10s | %8s %8s %8s %8s %8s %8s | %8s %8s %8s | %8s %8s %8s %8s %8s\n' \
-    shape bytes validate walk walk8 batch scan pass encode enci encb memcpy sum handval handwalk handenc
-printf '%-8s %10s | %8s %8s %8s %8s %8s %8s | %8s %8s %8s | %8s %8s %8s %8s %8s\n' \
-    "" "" Ir/B Ir/B Ir/B Ir/B Ir/B Ir/B Ir/B Ir/B Ir/B Ir/B Ir/B Ir/B Ir/B Ir/B
+printf '%-8s %10s | %8s %8s %8s %8s %8s %8s | %8s %8s %8s | %8s %8s %8s %8s %8s %8s\n' \
+    shape bytes validate walk walk8 batch scan pass encode enci encb memcpy sum handval handwalk handpass \
+    handenc
+printf '%-8s %10s | %8s %8s %8s %8s %8s %8s | %8s %8s %8s | %8s %8s %8s %8s %8s %8s\n' \
+    "" "" Ir/B Ir/B Ir/B Ir/B Ir/B Ir/B Ir/B Ir/B Ir/B Ir/B Ir/B Ir/B Ir/B Ir/B Ir/B
 wv=-; ww=-; wb=-; we=-; wv_at=; wv_hv=-; wb_at=; wb_v=-; wb_hw=-
 cooks=
 for shape in $shapes; do
@@ -151,13 +152,15 @@ for shape in $shapes; do
     run sum "$shape"; s_ir=$ir
     run handval "$shape"; hv_ir=$ir
     run handwalk "$shape"; hw_ir=$ir
+    run handpass "$shape"; hp_ir=$ir
     run handenc "$shape"; he_ir=$ir
-    printf '%-8s %10s | %8s %8s %8s %8s %8s %8s | %8s %8s %8s | %8s %8s %8s %8s %8s\n' \
+    printf '%-8s %10s | %8s %8s %8s %8s %8s %8s | %8s %8s %8s | %8s %8s %8s %8s %8s %8s\n' \
         "$shape" "$nbytes" "$(per "$v_ir" "$nbytes")" "$(per "$w_ir" "$nbytes")" "$(per "$w8_ir" "$nbytes")" \
         "$(per "$b_ir" "$nbytes")" \
         "$(per "$sc_ir" "$nbytes")" "$(per "$p_ir" "$nbytes")" "$(per "$e_ir" "$nbytes")" \
         "$(per "$ei_ir" "$nbytes")" "$(per "$eb_ir" "$nbytes")" "$(per "$m_ir" "$nbytes")" "$(per "$s_ir" "$nbytes")" \
-        "$(per "$hv_ir" "$nbytes")" "$(per "$hw_ir" "$nbytes")" "$(per "$he_ir" "$nbytes")"
+        "$(per "$hv_ir" "$nbytes")" "$(per "$hw_ir" "$nbytes")" "$(per "$hp_ir" "$nbytes")" \
+        "$(per "$he_ir" "$nbytes")"
     v=$(per "$v_ir" "$nbytes") b=$(per "$b_ir" "$nbytes")
     if [ "$(maxof "$wv" "$v")" != "$wv" ]; then wv=$v wv_at=$shape wv_hv=$(per "$hv_ir" "$nbytes"); fi
     if [ "$(maxof "$wb" "$b")" != "$wb" ]; then
@@ -191,7 +194,8 @@ printf 'cook = pcq_calc_cook, column = pcq_calc_cook_column, hand = inline formu
 printf 'handval = the rules validation takes a canonical buffer by, as one hand-written loop\n'
 printf '(bench/hand_check.h): validation'"'"'s yardstick; handwalk = the walk'"'"'s reading as one\n'
 printf 'hand-written loop trusting the bytes (bench/hand_walk.h): with validation, the walk'"'"'s\n'
-printf 'yardstick; handenc = the same bytes by hand-written stores (bench/hand_encode.h): the\n'
+printf 'yardstick; handpass = both as one hand-written loop, the buffer read once (bench/hand_pass.h):\n'
+printf 'the single pass'"'"'s yardstick; handenc = the same bytes by hand-written stores (bench/hand_encode.h): the\n'
 printf 'writers'"'"' yardstick.\n'
 printf 'goals (the worst shape counts):\n'
 printf '  validation alone <= 0.5 Ir/B:            worst %s (%s) -> %s\n' "$wv" "$wv_at" "$(verdict "$wv" 0.5)"

@@ -33,7 +33,7 @@ BENCH_BIN ?= build/bench/pcq_bench
 HOSTILE_BIN ?= build/bench/pcq_hostile
 BENCH_SRCS := bench/bench.c bench/shapes.c bench/allocs.c
 BENCH_HDRS := bench/shapes.h bench/allocs.h bench/readme_walk.h bench/hand_check.h bench/hand_walk.h \
-              bench/hand_encode.h pcq_codec.h
+              bench/hand_pass.h bench/hand_encode.h pcq_codec.h
 # Every heap call of the bench and the library objects goes through bench/allocs.c.
 BENCH_WRAP := -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=free,--wrap=aligned_alloc,--wrap=posix_memalign,--wrap=strdup
 # Cook only once the evaluator defines pcq_calc_cook.
