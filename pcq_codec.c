@@ -2706,6 +2706,41 @@ enum {
     BULK_BLOCK_MAX = 4096
 };
 
+/* A canonical type 2 block of `size` bytes at `at`: its _PERF_MULTI_COUNTERS
+ * is left for the next item (pcq_walk_pend_item_), as read now and held
+ * inside the block as bulk_multi_counters holds it; 0 when it is not so (the
+ * bytes changed since canonical_block read them), or a run is on: the
+ * body's frame then, as for the other types. */
+static int bulk_pend(rd *r, size_t at, size_t size, unsigned depth)
+{
+    pcq_walk *w = r->w;
+    size_t body = at + COUNTER_HEADER_SIZE, end = at + size, mcs;
+    uint32_t count;
+    if (w->run || (mcs = canonical_multi_counters(r->b, body, end, &count)) == 0 ||
+        16 * (uint64_t)count != end - body - mcs)
+        return 0;
+    w->pend_at = body;
+    w->pend_end = end;
+    w->pend_size = (uint32_t)mcs;
+    w->pend_count = count;
+    w->pend_depth = (uint8_t)depth;
+    return 1;
+}
+
+/* The bytes of a pending _PERF_MULTI_COUNTERS changed after its block's
+ * header item: the block's body frame, as bulk_block pushes it, whose
+ * steps find them changed and give the parsers' error. */
+static void pend_body(pcq_walk *w)
+{
+    size_t at = w->pend_at - COUNTER_HEADER_SIZE;
+    frame *body = push(w, FR_BODY, w->pend_at, w->pend_end, w->pend_depth);
+    body->btype = PCQ_PERF_MULTI_COUNTERS;
+    body->size_at = at + COUNTER_HEADER_dwSize;
+    body->size_what = COUNTER_HEADER_NAME ".dwSize";
+    body->phase = B_MC_BULK;
+    w->pend_at = 0;
+}
+
 static int bulk_block(rd *r, frame *f, pcq_item *it)
 {
     const uint8_t *p = r->b + f->pos;
@@ -2733,6 +2768,8 @@ static int bulk_block(rd *r, frame *f, pcq_item *it)
         it->values = at + COUNTER_HEADER_SIZE;
         it->nvalues = 1;
         it->values_fast = 1;
+    } else if (type == PCQ_PERF_MULTI_COUNTERS && bulk_pend(r, at, size, f->depth + 1u)) {
+        /* its _PERF_MULTI_COUNTERS the next item, without a frame (pcq_walk_pend_item_) */
     } else if (type != PCQ_PERF_ERROR_RETURN) { /* a type 0 block is its header (Figure 5) */
         body = push(r->w, FR_BODY, at + COUNTER_HEADER_SIZE, at + size, f->depth + 1u);
         body->btype = (uint8_t)type;
@@ -3388,6 +3425,9 @@ void pcq_walk_begin(pcq_walk *w, pcq_kind kind, const void *buf, size_t len, con
     w->run = w->run_skip = w->run_base = w->run_nv = 0;
     w->run_lim = w->run_pos = w->run_ids = w->run_vb = 0;
     w->run_on = w->run_depth = 0;
+    w->pend_at = w->pend_end = 0;
+    w->pend_size = w->pend_count = 0;
+    w->pend_depth = 0;
     w->mode = (opts && (opts->flags & PCQ_BULK) ? WALK_BULK : 0u) |
               (opts && (opts->on_diag || (opts->flags & PCQ_STRICT)) ? WALK_DIAGS : 0u);
     w->aux[0] = w->aux[1] = w->aux[2] = w->aux[3] = 0;
@@ -3534,6 +3574,10 @@ static PCQ_NOINLINE int bulk_body(pcq_walk *w, frame *f, pcq_item *it)
 int pcq_walk_next(pcq_walk *w, pcq_item *it)
 {
     frame *f;
+    if (w->pend_at) { /* what bulk_block left for the inline step */
+        if (pcq_walk_pend_item_(w, it)) return 1;
+        pend_body(w);
+    }
     if (w->run_on) run_sync(w); /* what the inline step took */
     f = w->nframes > 0 ? &w->frames[w->nframes - 1] : NULL;
     if (w->err.code || !f || f->kind == FR_ROOT) return walk_step(w, it);

@@ -790,6 +790,12 @@ typedef struct pcq_walk {
     size_t run_pos, run_ids, run_vb; /* the next instance; its values' counter ids; their bytes */
     uint32_t run_base, run_nv;       /* the index after the run's last; values an instance */
     uint8_t run_on, run_depth;
+    /* private: PCQ_BULK, the next item when it is a canonical type 2 block's _PERF_MULTI_COUNTERS,
+     * which the block's header checked whole: its offset (0: none), the block's end, its dwSize and
+     * dwCounters as read then, its depth */
+    size_t pend_at, pend_end;
+    uint32_t pend_size, pend_count;
+    uint8_t pend_depth;
     pcq_error err;
 } pcq_walk;
 
@@ -825,9 +831,10 @@ PCQ_API int pcq_walk_next(pcq_walk *w, pcq_item *item);
  * A canonical block (the layout Windows writes) is checked whole when it
  * is reached, and a block of up to 4 KiB is then one run of instances; a
  * larger block's instances are checked in runs (as many as fit 4 KiB, at
- * most 64); a run's instances are yielded by an inline step (pcq_walk_next
- * is a macro for it, as the iterators' steps are): the same items, in
- * fewer instructions.
+ * most 64); a run's instances, and a canonical type 2 block's
+ * _PERF_MULTI_COUNTERS, are yielded by an inline step (pcq_walk_next is a
+ * macro for it, as the iterators' steps are): the same items, in fewer
+ * instructions.
  *
  *     pcq_opts o = {0};
  *     uint64_t v[64];
@@ -1710,6 +1717,42 @@ PCQ_INLINE_ int pcq_walk_run_item_(pcq_walk *w, pcq_item *it)
     return 1;
 }
 
+/* PCQ_BULK: the _PERF_MULTI_COUNTERS of a canonical type 2 block, whose
+ * header was the item before (bulk_block checked the block whole): the
+ * item bulk_multi_counters made through a call and the block's frame,
+ * which cost a reply of such blocks ~150 instructions a block (the "multi"
+ * shape). Its dwSize and dwCounters are read again: as bulk_block read
+ * them, the item and its values (which follow its ids in the block, Figure
+ * 7, checked) are the checked ones; changed since (a buffer shared with a
+ * writer), 0, and pcq_walk_next gives the block's frame, whose steps read
+ * them as they are now. */
+PCQ_INLINE_ int pcq_walk_pend_item_(pcq_walk *w, pcq_item *it)
+{
+    size_t at = w->pend_at, size = w->pend_size;
+    uint32_t n = w->pend_count;
+    if (pcq_ld64_(w->buf + at) != ((uint64_t)n << 32 | size)) return 0; /* inside the block (as checked) */
+    w->pend_at = 0;
+    it->type = PCQ_S_MULTI_COUNTERS;
+    it->depth = w->pend_depth;
+    it->index = 0;
+    it->offset = at;
+    it->size = 8; /* its fixed part: dwSize, dwCounters (§2.2.4.10) */
+    it->extent = size;
+    it->single = 0;
+    it->counter_id = 0;
+    it->has_counter_id = 0;
+    it->partial = 0;
+    it->values = at + size;
+    it->values_ids = at + 8;
+    it->nvalues = n;
+    it->values_fast = 1;
+    it->u.multi.size = (uint32_t)size;
+    it->u.multi.count = n;
+    it->u.multi.ids.ptr = w->buf + at + 8;
+    it->u.multi.ids.len = 4 * (size_t)n;
+    return 1;
+}
+
 /* The call fills a copy, so that the caller's item is never taken by a
  * call (nor by pcq_item_values' above): where the caller does not take it
  * either, the compiler keeps in it only the fields the caller reads, and
@@ -1722,6 +1765,7 @@ PCQ_INLINE_ int pcq_walk_next_fast_(pcq_walk *w, pcq_item *it)
     pcq_item t;
     int rc;
     if (w->run && pcq_walk_run_item_(w, it)) return 1;
+    if (w->pend_at && pcq_walk_pend_item_(w, it)) return 1;
     rc = pcq_walk_next(w, &t);
     *it = t;
     return rc;

@@ -709,6 +709,7 @@ typedef struct bulk_rec {
     uint32_t index, nvalues;
     size_t offset, size, extent;
     uint64_t sum;
+    uint64_t multi[2]; /* a _PERF_MULTI_COUNTERS's fields: dwSize, dwCounters; its ids' offset and bytes */
 } bulk_rec;
 
 /* Walks buf (plain, or PCQ_BULK by the macro, the function (1) or both in
@@ -745,6 +746,11 @@ static int bulk_recs(const uint8_t *buf, size_t len, unsigned flags, int by_func
         r[*n].extent = it.extent;
         r[*n].nvalues = 0;
         r[*n].sum = 0;
+        r[*n].multi[0] = r[*n].multi[1] = 0;
+        if (it.type == PCQ_S_MULTI_COUNTERS) {
+            r[*n].multi[0] = (uint64_t)it.u.multi.count << 32 | it.u.multi.size;
+            r[*n].multi[1] = (uint64_t)it.u.multi.ids.len << 32 | (uint64_t)(it.u.multi.ids.ptr - buf);
+        }
         if (flags & PCQ_BULK) {
             pcq_iter vals;
             uint64_t v[8];
@@ -765,7 +771,9 @@ static int bulk_recs(const uint8_t *buf, size_t len, unsigned flags, int by_func
 static const char *const bulk_how[3] = {"by the macro", "by the function", "by both in turn"};
 
 /* PCQ_BULK takes a canonical block whole (no body frame for types 0 and 1;
- * a type 4 or 6 block's instances one run): the same items, values and end
+ * a type 2 block's _PERF_MULTI_COUNTERS left for the inline step; a type 4
+ * or 6 block's instances one run): the same items (a _PERF_MULTI_COUNTERS's
+ * fields too), values and end
  * as the plain walk, by the macro or the function, on the five types in
  * turn; and, with one instance's padding not zero (a diagnostic: that
  * block is not canonical), on the parsers' path for that block alone. */
@@ -791,7 +799,8 @@ static void test_bulk_blocks(void)
                         ra[k].type == rb[k].type && ra[k].depth == rb[k].depth &&
                             ra[k].index == rb[k].index && ra[k].offset == rb[k].offset &&
                             ra[k].size == rb[k].size && ra[k].extent == rb[k].extent &&
-                            ra[k].nvalues == rb[k].nvalues && ra[k].sum == rb[k].sum,
+                            ra[k].nvalues == rb[k].nvalues && ra[k].sum == rb[k].sum &&
+                            ra[k].multi[0] == rb[k].multi[0] && ra[k].multi[1] == rb[k].multi[1],
                         "pass %d, %s, item %zu: type %d d%u i%u @%zu +%zu ext %zu, %u values (sum %llu); "
                         "bulk: type %d d%u i%u @%zu +%zu ext %zu, %u values (sum %llu)",
                         pass, bulk_how[fn], k, ra[k].type, ra[k].depth, ra[k].index, ra[k].offset, ra[k].size,
