@@ -84,28 +84,67 @@ static inline uint64_t hc_values(const uint8_t *p, size_t n)
     return bad & ~(uint64_t)4;
 }
 
+/* The instance at `at` of nv values in [at, end): its Size, or 0 if it
+ * breaks a rule. A unit 0 before its last word is only flagged in *z (one
+ * test for all, at the end); *nul: the bit of its NUL's flag in that word
+ * (the lowest flag is exact: bit 16 k + 15 for unit k), zeros after it. */
+static inline size_t hc_instance(const uint8_t *b, size_t at, size_t end, uint32_t nv, uint64_t *z,
+                                 unsigned *nul)
+{
+    size_t size, p, last;
+    uint64_t w, z1, zz = *z;
+    if (end - at < 16) return 0;
+    size = hc_ld32(b + at);
+    if ((size & 7) || size < 16 || size > end - at || (end - at - size) / 16 < nv) return 0;
+    last = at + size - 8;
+    for (p = at + 8; p < last; p += 8) { /* no unit 0 before the last word */
+        w = hc_ld64(b + p);
+        zz |= (w - HC_LO) & ~w;
+    }
+    *z = zz;
+    w = hc_ld64(b + last); /* the NUL there, and zeros after it */
+    z1 = (w - HC_LO) & ~w & HC_HI;
+    if (!z1) return 0;
+    *nul = hc_ctz(z1);
+    return w >> (*nul - 15) ? 0 : size;
+}
+
 /* n instances of nv values from at, filling [at, end) */
 static inline int hc_instances(const uint8_t *b, size_t at, size_t end, uint32_t n, uint32_t nv)
 {
     uint64_t bad = 0, z = 0;
     for (; n > 0; n--) {
-        size_t size, p, last;
-        uint64_t w, z1;
-        if (end - at < 16) return 0;
-        size = hc_ld32(b + at);
-        if ((size & 7) || size < 16 || size > end - at || (end - at - size) / 16 < nv) return 0;
-        last = at + size - 8;
-        for (p = at + 8; p < last; p += 8) { /* no unit 0 before the last word */
-            w = hc_ld64(b + p);
-            z |= (w - HC_LO) & ~w;
-        }
-        w = hc_ld64(b + last); /* the NUL there (the lowest flag is exact: bit 16 k + 15 for unit k), */
-        z1 = (w - HC_LO) & ~w & HC_HI;
-        if (!z1 || w >> (hc_ctz(z1) - 15)) return 0; /* and zeros after it */
+        unsigned nul;
+        size_t size = hc_instance(b, at, end, nv, &z, &nul);
+        if (!size) return 0;
         bad |= hc_values(b + at + size, nv);
         at += size + 16 * (size_t)nv;
     }
     return !(z & HC_HI) && !bad && at == end;
+}
+
+/* The block at `at` (its header, and the _PERF_MULTI_COUNTERS of a type 2
+ * or 6 block): 0 if it breaks the rules; else its dwType, its end, where
+ * what follows those starts (body) and its counters (k, 0 for the others) */
+static inline int hc_block(const uint8_t *b, size_t len, size_t at, uint32_t *type, size_t *end, size_t *body,
+                           uint32_t *k)
+{
+    size_t size, ms;
+    if (len - at < 16) return 0;
+    *type = hc_ld32(b + at + 4);
+    size = hc_ld32(b + at + 8);
+    if ((size & 7) || size < 16 || size > len - at || hc_ld32(b + at + 12) != 0) return 0;
+    *body = at + 16;
+    *end = at + size;
+    *k = 0;
+    if (*type == 2 || *type == 6) { /* _PERF_MULTI_COUNTERS */
+        if (*end - *body < 8) return 0;
+        ms = hc_ld32(b + *body);
+        *k = hc_ld32(b + *body + 4);
+        if (*k > (1u << 20) || ms != ((8 + 4 * (size_t)*k + 7) & ~(size_t)7) || ms > *end - *body) return 0;
+        *body += ms;
+    }
+    return 1;
 }
 
 static inline int hand_check(const uint8_t *b, size_t len)
@@ -114,25 +153,13 @@ static inline int hand_check(const uint8_t *b, size_t len)
     uint32_t n;
     if (len < 48 || hc_ld32(b) != len) return 0;
     for (n = hc_ld32(b + 4); n > 0; n--) {
-        size_t size, body, end, ms;
-        uint32_t type, k = 0;
-        if (len - at < 16) return 0;
-        type = hc_ld32(b + at + 4);
-        size = hc_ld32(b + at + 8);
-        if ((size & 7) || size < 16 || size > len - at || hc_ld32(b + at + 12) != 0) return 0;
-        body = at + 16;
-        end = at + size;
-        if (type == 2 || type == 6) { /* _PERF_MULTI_COUNTERS */
-            if (end - body < 8) return 0;
-            ms = hc_ld32(b + body);
-            k = hc_ld32(b + body + 4);
-            if (k > (1u << 20) || ms != ((8 + 4 * (size_t)k + 7) & ~(size_t)7) || ms > end - body) return 0;
-            body += ms;
-        }
+        size_t body, end;
+        uint32_t type, k;
+        if (!hc_block(b, len, at, &type, &end, &body, &k)) return 0;
         if (type == 0) {
-            if (size != 16) return 0;
+            if (end - at != 16) return 0;
         } else if (type == 1) {
-            if (size != 32 || HC_VALUE(hc_ld64(b + body))) return 0;
+            if (end - at != 32 || HC_VALUE(hc_ld64(b + body))) return 0;
         } else if (type == 2) {
             if (end - body != 16 * (size_t)k || hc_values(b + body, k)) return 0;
         } else if (type == 4 || type == 6) { /* _PERF_MULTI_INSTANCES */

@@ -63,21 +63,11 @@ static inline int hp_instances(const uint8_t *b, size_t ahead, size_t *pf, size_
     r->instances += n;
     r->values += (uint64_t)n * nv;
     for (; n > 0; n--) {
-        size_t size, p, last;
-        uint64_t w, z1;
-        if (end - at < 16) return 0;
-        size = hc_ld32(b + at);
-        if ((size & 7) || size < 16 || size > end - at || (end - at - size) / 16 < nv) return 0;
+        unsigned nul;
+        size_t size = hc_instance(b, at, end, nv, &z, &nul);
+        if (!size) return 0;
         if (ahead) hp_ahead(b, ahead, pf, at + size + 16 * (size_t)nv);
-        last = at + size - 8;
-        for (p = at + 8; p < last; p += 8) { /* no unit 0 before the last word */
-            w = hc_ld64(b + p);
-            z |= (w - HC_LO) & ~w;
-        }
-        w = hc_ld64(b + last); /* the NUL there and zeros after it (hand_check.h) */
-        z1 = (w - HC_LO) & ~w & HC_HI;
-        if (!z1 || w >> (hc_ctz(z1) - 15)) return 0;
-        names += last - at - 8 + (hc_ctz(z1) - 15) / 8; /* the bytes before the NUL */
+        names += size - 16 + (nul - 15) / 8; /* the bytes before the NUL */
         sum += hp_values(b + at + size, nv, &bad);
         at += size + 16 * (size_t)nv;
     }
@@ -95,23 +85,11 @@ static inline int hand_pass(const uint8_t *b, size_t len, hand_walk_result *r)
     memset(r, 0, sizeof *r);
     if (len < 48 || hc_ld32(b) != len) return 0;
     for (n = hc_ld32(b + 4); n > 0; n--) {
-        size_t size, body, end, ms;
-        uint32_t type, k = 0;
-        if (len - at < 16) return 0;
-        type = hc_ld32(b + at + 4);
-        size = hc_ld32(b + at + 8);
-        if ((size & 7) || size < 16 || size > len - at || hc_ld32(b + at + 12) != 0) return 0;
-        body = at + 16;
-        end = at + size;
-        if (type == 2 || type == 6) { /* _PERF_MULTI_COUNTERS */
-            if (end - body < 8) return 0;
-            ms = hc_ld32(b + body);
-            k = hc_ld32(b + body + 4);
-            if (k > (1u << 20) || ms != ((8 + 4 * (size_t)k + 7) & ~(size_t)7) || ms > end - body) return 0;
-            body += ms;
-        }
+        size_t body, end;
+        uint32_t type, k;
+        if (!hc_block(b, len, at, &type, &end, &body, &k)) return 0;
         if (type == 0) {
-            if (size != 16) return 0;
+            if (end - at != 16) return 0;
         } else if (type == 1 || type == 2) { /* one instance, implicit */
             size_t nv = type == 1 ? 1 : k;
             if (end - body != 16 * nv) return 0;
