@@ -709,7 +709,8 @@ typedef struct bulk_rec {
     uint32_t index, nvalues;
     size_t offset, size, extent;
     uint64_t sum;
-    uint64_t multi[2]; /* a _PERF_MULTI_COUNTERS's fields: dwSize, dwCounters; its ids' offset and bytes */
+    uint64_t multi[2]; /* a _PERF_MULTI_COUNTERS's fields: dwSize, dwCounters; its ids' offset and bytes
+                          (a _PERF_MULTI_INSTANCES's: dwTotalSize, dwInstances) */
 } bulk_rec;
 
 /* Walks buf (plain, or PCQ_BULK by the macro, the function (1) or both in
@@ -750,6 +751,8 @@ static int bulk_recs(const uint8_t *buf, size_t len, unsigned flags, int by_func
         if (it.type == PCQ_S_MULTI_COUNTERS) {
             r[*n].multi[0] = (uint64_t)it.u.multi.count << 32 | it.u.multi.size;
             r[*n].multi[1] = (uint64_t)it.u.multi.ids.len << 32 | (uint64_t)(it.u.multi.ids.ptr - buf);
+        } else if (it.type == PCQ_S_MULTI_INSTANCES) {
+            r[*n].multi[0] = (uint64_t)it.u.instances.count << 32 | it.u.instances.size;
         }
         if (flags & PCQ_BULK) {
             pcq_iter vals;
@@ -771,9 +774,10 @@ static int bulk_recs(const uint8_t *buf, size_t len, unsigned flags, int by_func
 static const char *const bulk_how[3] = {"by the macro", "by the function", "by both in turn"};
 
 /* PCQ_BULK takes a canonical block whole (no body frame for types 0 and 1;
- * a type 2 block's _PERF_MULTI_COUNTERS left for the inline step; a type 4
- * or 6 block's instances one run): the same items (a _PERF_MULTI_COUNTERS's
- * fields too), values and end
+ * a type 2 block's _PERF_MULTI_COUNTERS and a type 4 block's
+ * _PERF_MULTI_INSTANCES left for the inline step; a type 4 or 6 block's
+ * instances one run): the same items (those two's fields too), values and
+ * end
  * as the plain walk, by the macro or the function, on the five types in
  * turn; and, with one instance's padding not zero (a diagnostic: that
  * block is not canonical), on the parsers' path for that block alone. */
