@@ -2725,43 +2725,58 @@ static int bulk_pend(rd *r, size_t at, size_t size, unsigned depth)
     w->pend_count = count;
     w->pend_depth = (uint8_t)depth;
     w->pend_type = PCQ_S_MULTI_COUNTERS;
+    w->pend_btype = PCQ_PERF_MULTI_COUNTERS;
     return 1;
 }
 
-/* A canonical type 4 block of `size` bytes at `at`: its _PERF_MULTI_INSTANCES
- * is left for the next item as bulk_pend leaves a type 2 block's, read now
- * and held inside the block as bulk_multi_instances holds it, and its
- * instances' frame and run are made now, as bulk_multi_instances makes
- * them: the run begins when the item is taken. 0 when a run is on, or the
- * bytes changed since canonical_block read them. */
 static void run_start(pcq_walk *w, const frame *f, uint32_t count, size_t end);
 
-static int bulk_pend_instances(rd *r, size_t at, size_t size, unsigned depth)
+/* A canonical type 4 or 6 block of `size` bytes at `at`: its
+ * _PERF_MULTI_INSTANCES (a type 6 block's _PERF_MULTI_COUNTERS first) is
+ * left for the next item as bulk_pend leaves a type 2 block's, read now and
+ * held inside the block as bulk_multi_counters and bulk_multi_instances
+ * hold them, and its instances' frame and run are made now, as
+ * bulk_multi_instances makes them: the run begins when the item is taken.
+ * 0 when a run is on, or the bytes changed since canonical_block read them. */
+static int bulk_pend_instances(rd *r, size_t at, size_t size, uint32_t type, unsigned depth)
 {
     pcq_walk *w = r->w;
-    size_t mi = at + COUNTER_HEADER_SIZE, end = at + size;
-    uint32_t count;
+    size_t body = at + COUNTER_HEADER_SIZE, end = at + size, mcs = 0, mi;
+    uint32_t nc = 1, count;
     frame *insts;
-    if (w->run || end - mi < MULTI_INSTANCES_SIZE ||
-        ld32(r->b + mi + MULTI_INSTANCES_dwTotalSize) != end - mi)
+    if (w->run ||
+        (type == PCQ_PERF_COUNTERSET && (mcs = canonical_multi_counters(r->b, body, end, &nc)) == 0))
+        return 0;
+    mi = body + mcs;
+    if (end - mi < MULTI_INSTANCES_SIZE || ld32(r->b + mi + MULTI_INSTANCES_dwTotalSize) != end - mi)
         return 0;
     count = ld32(r->b + mi + MULTI_INSTANCES_dwInstances);
     insts = push(w, FR_DATA_INSTANCES, mi + MULTI_INSTANCES_SIZE, end, depth + 1u);
     counted(insts, count, FL_EXACT, mi + MULTI_INSTANCES_dwInstances, MULTI_INSTANCES_NAME ".dwInstances", mi,
             MULTI_INSTANCES_NAME ".dwTotalSize");
-    insts->nvalues = 1;
-    insts->btype = PCQ_PERF_MULTI_INSTANCES;
+    insts->nvalues = nc;
+    insts->btype = (uint8_t)type;
+    insts->ids_at = type == PCQ_PERF_COUNTERSET ? body + MULTI_COUNTERS_SIZE : 0;
     run_start(w, insts, count, end); /* canonical_block checked them all */
     w->run_skip = 0;
     w->pend_run = w->run; /* (the run's fields kept, the run off until the item is taken) */
     w->run = 0;
     w->run_on = 0;
-    w->pend_at = mi;
     w->pend_end = end;
-    w->pend_size = (uint32_t)(end - mi);
-    w->pend_count = count;
     w->pend_depth = (uint8_t)depth;
-    w->pend_type = PCQ_S_MULTI_INSTANCES;
+    w->pend_btype = (uint8_t)type;
+    if (type == PCQ_PERF_COUNTERSET) {
+        w->pend_at = body;
+        w->pend_size = (uint32_t)mcs;
+        w->pend_count = nc;
+        w->pend_count2 = count;
+        w->pend_type = PCQ_S_MULTI_COUNTERS;
+    } else {
+        w->pend_at = mi;
+        w->pend_size = (uint32_t)(end - mi);
+        w->pend_count = count;
+        w->pend_type = PCQ_S_MULTI_INSTANCES;
+    }
     return 1;
 }
 
@@ -2770,15 +2785,25 @@ static int bulk_pend_instances(rd *r, size_t at, size_t size, unsigned depth)
  * steps find them changed and give the parsers' error. */
 static void pend_body(pcq_walk *w)
 {
-    size_t at = w->pend_at - COUNTER_HEADER_SIZE;
+    uint8_t bt = w->pend_btype;
     int mc = w->pend_type == PCQ_S_MULTI_COUNTERS;
+    const frame *insts = bt != PCQ_PERF_MULTI_COUNTERS ? &w->frames[w->nframes - 1] : NULL;
+    size_t ids_at = insts ? insts->ids_at : 0; /* a type 6 block's: its _PERF_MULTI_COUNTERS' + 8 */
+    uint32_t nv = insts ? insts->nvalues : 0;
+    size_t at = bt == PCQ_PERF_COUNTERSET && !mc ? ids_at - MULTI_COUNTERS_SIZE - COUNTER_HEADER_SIZE
+                                                 : w->pend_at - COUNTER_HEADER_SIZE;
     frame *body;
-    if (!mc) w->nframes--; /* the instances' frame, made early: bulk_multi_instances makes it again */
+    if (insts) w->nframes--; /* the instances' frame, made early: bulk_multi_instances makes it again */
     body = push(w, FR_BODY, w->pend_at, w->pend_end, w->pend_depth);
-    body->btype = (uint8_t)(mc ? PCQ_PERF_MULTI_COUNTERS : PCQ_PERF_MULTI_INSTANCES);
+    body->btype = bt;
     body->size_at = at + COUNTER_HEADER_dwSize;
     body->size_what = COUNTER_HEADER_NAME ".dwSize";
     body->phase = mc ? B_MC_BULK : B_MI_BULK;
+    if (bt == PCQ_PERF_COUNTERSET && !mc) { /* as bulk_multi_counters leaves a type 6 block's body */
+        body->ids_at = ids_at;
+        body->nvalues = nv;
+        body->count_at = ids_at - 4;
+    }
     w->pend_at = 0;
 }
 
@@ -2811,9 +2836,8 @@ static int bulk_block(rd *r, frame *f, pcq_item *it)
         it->values_fast = 1;
     } else if (type == PCQ_PERF_MULTI_COUNTERS
                    ? bulk_pend(r, at, size, f->depth + 1u)
-                   : type == PCQ_PERF_MULTI_INSTANCES && bulk_pend_instances(r, at, size, f->depth + 1u)) {
-        /* its _PERF_MULTI_COUNTERS or _PERF_MULTI_INSTANCES the next item, without a body frame
-         * (pcq_walk_pend_item_) */
+                   : type != PCQ_PERF_ERROR_RETURN && bulk_pend_instances(r, at, size, type, f->depth + 1u)) {
+        /* its body's items next, without a body frame (pcq_walk_pend_item_) */
     } else if (type != PCQ_PERF_ERROR_RETURN) { /* a type 0 block is its header (Figure 5) */
         body = push(r->w, FR_BODY, at + COUNTER_HEADER_SIZE, at + size, f->depth + 1u);
         body->btype = (uint8_t)type;
@@ -3470,8 +3494,8 @@ void pcq_walk_begin(pcq_walk *w, pcq_kind kind, const void *buf, size_t len, con
     w->run_lim = w->run_pos = w->run_ids = w->run_vb = 0;
     w->run_on = w->run_depth = 0;
     w->pend_at = w->pend_end = 0;
-    w->pend_size = w->pend_count = w->pend_run = 0;
-    w->pend_depth = w->pend_type = 0;
+    w->pend_size = w->pend_count = w->pend_run = w->pend_count2 = 0;
+    w->pend_depth = w->pend_type = w->pend_btype = 0;
     w->mode = (opts && (opts->flags & PCQ_BULK) ? WALK_BULK : 0u) |
               (opts && (opts->on_diag || (opts->flags & PCQ_STRICT)) ? WALK_DIAGS : 0u);
     w->aux[0] = w->aux[1] = w->aux[2] = w->aux[3] = 0;

@@ -795,8 +795,9 @@ typedef struct pcq_walk {
      * dwCounters as read then, its depth */
     size_t pend_at, pend_end;
     uint32_t pend_size, pend_count;
-    uint32_t pend_run;             /* a type 4 block's _PERF_MULTI_INSTANCES: its run of instances, */
-    uint8_t pend_depth, pend_type; /* begun when the item is taken; the item's type */
+    uint32_t pend_run;    /* a _PERF_MULTI_INSTANCES: its run of instances, begun when it is taken */
+    uint32_t pend_count2; /* a type 6 block's: its dwInstances, the item after its _PERF_MULTI_COUNTERS */
+    uint8_t pend_depth, pend_type, pend_btype; /* the item's depth and type; its block's dwType */
     pcq_error err;
 } pcq_walk;
 
@@ -1731,35 +1732,40 @@ PCQ_INLINE_ int pcq_walk_pend_item_(pcq_walk *w, pcq_item *it)
 {
     size_t at = w->pend_at, size = w->pend_size;
     uint32_t n = w->pend_count;
-    int mc = w->pend_type == PCQ_S_MULTI_COUNTERS;
     if (pcq_ld64_(w->buf + at) != ((uint64_t)n << 32 | size)) return 0; /* inside the block (as checked) */
     w->pend_at = 0;
     it->type = w->pend_type;
     it->depth = w->pend_depth;
     it->index = 0;
     it->offset = at;
-    it->size =
-        8; /* its fixed part: dwSize and dwCounters (§2.2.4.10), dwTotalSize and dwInstances (§2.2.4.11) */
+    it->size = 8; /* the fixed part (§2.2.4.10, §2.2.4.11) */
     it->extent = size;
     it->single = 0;
     it->counter_id = 0;
     it->has_counter_id = 0;
     it->partial = 0;
-    if (mc) {
+    it->values = it->values_ids = 0;
+    it->nvalues = 0;
+    it->values_fast = 0;
+    if (w->pend_type == PCQ_S_MULTI_COUNTERS) {
         it->u.multi.size = (uint32_t)size;
         it->u.multi.count = n;
-        it->values = at + size;
-        it->values_ids = at + 8;
-        it->nvalues = n;
-        it->values_fast = 1;
         it->u.multi.ids.ptr = w->buf + at + 8;
         it->u.multi.ids.len = 4 * (size_t)n;
+        if (w->pend_btype == 2) { /* its values follow its ids (Figure 7) */
+            it->values = at + size;
+            it->values_ids = at + 8;
+            it->nvalues = n;
+            it->values_fast = 1;
+        } else { /* type 6: its _PERF_MULTI_INSTANCES next (Figure 9) */
+            w->pend_at = at + size;
+            w->pend_size = (uint32_t)(w->pend_end - (at + size));
+            w->pend_count = w->pend_count2;
+            w->pend_type = PCQ_S_MULTI_INSTANCES;
+        }
     } else { /* its instances next, a run the block's check took */
         it->u.instances.size = (uint32_t)size;
         it->u.instances.count = n;
-        it->values = it->values_ids = 0;
-        it->nvalues = 0;
-        it->values_fast = 0;
         w->run = w->pend_run;
         w->run_on = 1;
     }

@@ -829,20 +829,27 @@ static void test_bulk_blocks(void)
  * the same offset, reading nothing outside the input (an exact heap copy,
  * for ASan and valgrind): a type 2 block's dwCounters, a type 4 block's
  * dwTotalSize, a type 6 block's _PERF_MULTI_COUNTERS.dwSize, each set past
- * the input once the block's header item is out; and the Size of the last
+ * the input once the block's header item is out; that block's
+ * _PERF_MULTI_INSTANCES' dwTotalSize and dwInstances once its
+ * _PERF_MULTI_COUNTERS item is out (the inline step left it for the next
+ * item too); and the Size of the last
  * instance of a run that ends the input (the same error), or of its first
  * (an error: the inline step has yielded that instance as its bytes read
  * inside the run, where the plain walk stops at it). */
 static void test_bulk_blocks_changed(void)
 {
     static const struct {
-        size_t block, field;
+        size_t block, field; /* field changes after the item at block (a header, a _PERF_MULTI_COUNTERS) */
         uint32_t value;
         int same; /* the plain walk's error and offset (0: an error; an instance already yielded is not
                      taken back: the inline step reads an instance's bytes as they are, inside its run) */
-    } cases[5] = {{96, 116, 1000, 1},
+    } cases[7] = {{96, 116, 1000, 1},
                   {160, 176, 0x10000, 1},
                   {248, 264, 0x1000, 1},
+                  /* after the type 6 block's _PERF_MULTI_COUNTERS item (at 264): its
+                   * _PERF_MULTI_INSTANCES' dwTotalSize past the input, its dwInstances one more */
+                  {264, 280, 0x1000, 1},
+                  {264, 284, 3, 1},
                   /* the last instance of the input's last run 8 bytes longer: its values would pass the
                    * input's end (the inline step's bound, pcq_walk_run_item_) */
                   {248, 336, 24, 1},
@@ -857,7 +864,7 @@ static void test_bulk_blocks_changed(void)
     uint64_t v[8];
     int pass, rc, plain;
 
-    for (k = 0; k < 5; k++)
+    for (k = 0; k < 7; k++)
         for (pass = 0; pass < 2; pass++) {
             uint8_t *h = (uint8_t *)malloc(len);
             if (!TL_CHECK(h != NULL, "malloc")) return;
@@ -870,15 +877,16 @@ static void test_bulk_blocks_changed(void)
             o.flags = PCQ_BULK;
             pcq_walk_begin(&w, PCQ_KIND_DATA, h, len, &o);
             while ((rc = pass ? (pcq_walk_next)(&w, &it) : pcq_walk_next(&w, &it)) == 1) {
-                if (it.type == PCQ_S_COUNTER_HEADER && it.offset == cases[k].block)
+                if ((it.type == PCQ_S_COUNTER_HEADER || it.type == PCQ_S_MULTI_COUNTERS) &&
+                    it.offset == cases[k].block)
                     tl_put32le(h + cases[k].field, cases[k].value);
                 pcq_item_values(&w, &it, &vals); /* every value read: none outside the input */
                 while (pcq_values_read_u64(&vals, v, 8) > 0) continue;
             }
             TL_CHECK(plain < 0 && rc < 0 && (!cases[k].same || (rc == plain && w.err.offset == err_at)),
-                     "field at %zu changed after its block's header, %s: %s at %zu; the plain walk %s at %zu",
-                     cases[k].field, pass ? "by the function" : "by the macro", pcq_status_name(rc),
-                     w.err.offset, pcq_status_name(plain), err_at);
+                     "field at %zu changed after the item at %zu, %s: %s at %zu; the plain walk %s at %zu",
+                     cases[k].field, cases[k].block, pass ? "by the function" : "by the macro",
+                     pcq_status_name(rc), w.err.offset, pcq_status_name(plain), err_at);
             free(h);
         }
 }
