@@ -1784,8 +1784,7 @@ PCQ_INLINE_ int pcq_walk_next_fast_(pcq_walk *w, pcq_item *it)
     pcq_item t;
     int rc;
     if (w->run && pcq_walk_run_item_(w, it)) return 1;
-    if (w->pend_at && pcq_walk_pend_item_(w, it)) return 1;
-    rc = pcq_walk_next(w, &t);
+    rc = w->pend_at && pcq_walk_pend_item_(w, &t) ? 1 : pcq_walk_next(w, &t);
     *it = t;
     return rc;
 }
