@@ -843,13 +843,16 @@ static void test_bulk_blocks_changed(void)
         uint32_t value;
         int same; /* the plain walk's error and offset (0: an error; an instance already yielded is not
                      taken back: the inline step reads an instance's bytes as they are, inside its run) */
-    } cases[7] = {{96, 116, 1000, 1},
+    } cases[8] = {{96, 116, 1000, 1},
                   {160, 176, 0x10000, 1},
                   {248, 264, 0x1000, 1},
                   /* after the type 6 block's _PERF_MULTI_COUNTERS item (at 264): its
                    * _PERF_MULTI_INSTANCES' dwTotalSize past the input, its dwInstances one more */
                   {264, 280, 0x1000, 1},
                   {264, 284, 3, 1},
+                  /* its dwCounters 1 after its header item: a _PERF_MULTI_COUNTERS canonical again (dwSize
+                   * 16 fits one id), read as it is now; its instances then hold a value too many */
+                  {248, 268, 1, 0},
                   /* the last instance of the input's last run 8 bytes longer: its values would pass the
                    * input's end (the inline step's bound, pcq_walk_run_item_) */
                   {248, 336, 24, 1},
@@ -864,7 +867,7 @@ static void test_bulk_blocks_changed(void)
     uint64_t v[8];
     int pass, rc, plain;
 
-    for (k = 0; k < 7; k++)
+    for (k = 0; k < 8; k++)
         for (pass = 0; pass < 2; pass++) {
             uint8_t *h = (uint8_t *)malloc(len);
             if (!TL_CHECK(h != NULL, "malloc")) return;
