@@ -2524,32 +2524,13 @@ static PCQ_FORCE_INLINE int frame_more(rd *r, const frame *f)
 /* No structure yet: what an error about a container leaves in *it. */
 static void item_clear(pcq_item *it)
 {
-    it->type = PCQ_S_NONE;
-    it->depth = 0;
-    it->index = 0;
-    it->offset = it->size = it->extent = 0;
-    it->single = it->has_counter_id = it->partial = 0;
-    it->counter_id = 0;
-    it->values = it->values_ids = 0;
-    it->nvalues = 0;
-    it->values_fast = 0;
+    pcq_item_begin_(it, PCQ_S_NONE, 0, 0, 0, 0, 0);
 }
 
 /* An item of `type` at `at`, yielded by frame f. */
 static void item_begin(pcq_item *it, int type, const frame *f, size_t at)
 {
-    it->type = type;
-    it->depth = f->depth;
-    it->index = f->index;
-    it->offset = at;
-    it->size = it->extent = layouts[type].info.size;
-    it->single = 0;
-    it->counter_id = 0;
-    it->has_counter_id = 0;
-    it->partial = 0;
-    it->values = it->values_ids = 0;
-    it->nvalues = 0;
-    it->values_fast = 0;
+    pcq_item_begin_(it, type, f->depth, f->index, at, layouts[type].info.size, layouts[type].info.size);
 }
 
 /* The item was yielded: the frame moves past it. */

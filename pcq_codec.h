@@ -1662,6 +1662,27 @@ PCQ_INLINE_ uint32_t pcq_block_counter_id_fast_(const pcq_block *b, uint32_t i)
     return b ? pcq_block_counter_id_(b, i) : 0;
 }
 
+/* Private: an item's common fields, the one list of them (pcq_codec.c's
+ * item_begin and item_clear, and the inline steps below): what it is and
+ * where, no value list (PCQ_BULK's steps set theirs after). */
+PCQ_INLINE_ void pcq_item_begin_(pcq_item *it, int type, unsigned depth, uint32_t index, size_t at,
+                                 size_t size, size_t extent)
+{
+    it->type = type;
+    it->depth = depth;
+    it->index = index;
+    it->offset = at;
+    it->size = size;
+    it->extent = extent;
+    it->single = 0;
+    it->counter_id = 0;
+    it->has_counter_id = 0;
+    it->partial = 0;
+    it->values = it->values_ids = 0;
+    it->nvalues = 0;
+    it->values_fast = 0;
+}
+
 /* PCQ_BULK: the item of a canonical instance of `size` bytes at `at`, the
  * next of the run (bulk_step in pcq_codec.c checked it), field by field;
  * the run moves past it (its frame, when pcq_walk_next is called next). The
@@ -1676,15 +1697,7 @@ PCQ_INLINE_ void pcq_walk_item_at_(pcq_walk *w, const uint8_t *b, pcq_item *it, 
     unsigned depth = w->run_depth;
     w->run_pos = at + size + w->run_vb;
     w->run--;
-    it->type = PCQ_S_DATA_INSTANCE;
-    it->depth = depth;
-    it->index = index;
-    it->offset = at;
-    it->size = it->extent = size;
-    it->single = 0;
-    it->counter_id = 0;
-    it->has_counter_id = 0;
-    it->partial = 0;
+    pcq_item_begin_(it, PCQ_S_DATA_INSTANCE, depth, index, at, size, size);
     it->values = at + size;
     it->values_ids = ids;
     it->nvalues = nv;
@@ -1739,19 +1752,8 @@ PCQ_INLINE_ int pcq_walk_pend_item_(pcq_walk *w, pcq_item *it)
     uint32_t n = w->pend_count;
     if (pcq_ld64_(w->buf + at) != ((uint64_t)n << 32 | size)) return 0; /* inside the block (as checked) */
     w->pend_at = 0;
-    it->type = w->pend_type;
-    it->depth = w->pend_depth;
-    it->index = 0;
-    it->offset = at;
-    it->size = 8; /* the fixed part (§2.2.4.10, §2.2.4.11) */
-    it->extent = size;
-    it->single = 0;
-    it->counter_id = 0;
-    it->has_counter_id = 0;
-    it->partial = 0;
-    it->values = it->values_ids = 0;
-    it->nvalues = 0;
-    it->values_fast = 0;
+    pcq_item_begin_(it, w->pend_type, w->pend_depth, 0, at, 8,
+                    size); /* 8: the fixed part (§2.2.4.10, §2.2.4.11) */
     if (w->pend_type == PCQ_S_MULTI_COUNTERS) {
         it->u.multi.size = (uint32_t)size;
         it->u.multi.count = n;
