@@ -1095,9 +1095,9 @@ PCQ_INLINE_ void pcq_st32_(uint8_t *p, uint32_t v)
  * 4-byte value is the low half of the 8 bytes. Its size read as the low
  * half of the record's first word, the choice is a conditional move with
  * gcc 12, not a branch: a counter set's sizes (4 and 8 mixed) mispredict
- * in the pass, between the checks of a run (timed, a value a step:
- * procinfo at 1 MiB 37-45% -> 49-52% of memcpy, 256 MiB 85-89% -> 91-95%;
- * wide 65-81% -> 86-90%; ~0.6 instructions a value more, D19). */
+ * in the pass, between the checks of a run (the pass of 256 MiB, timed:
+ * procinfo 85-89% -> 91-95% of memcpy, wide 65-81% -> 86-90%; ~0.6
+ * instructions a value more; D19). */
 PCQ_INLINE_ void pcq_value_at_(const uint8_t *b, size_t at, pcq_value *out)
 {
     uint64_t w = pcq_ld64_(b + at), v = pcq_ld64_(b + at + 8);
@@ -1752,8 +1752,8 @@ PCQ_INLINE_ int pcq_walk_pend_item_(pcq_walk *w, pcq_item *it)
     uint32_t n = w->pend_count;
     if (pcq_ld64_(w->buf + at) != ((uint64_t)n << 32 | size)) return 0; /* inside the block (as checked) */
     w->pend_at = 0;
-    pcq_item_begin_(it, w->pend_type, w->pend_depth, 0, at, 8,
-                    size); /* 8: the fixed part (§2.2.4.10, §2.2.4.11) */
+    /* its size: the fixed part (§2.2.4.10, §2.2.4.11); its extent: dwSize */
+    pcq_item_begin_(it, w->pend_type, w->pend_depth, 0, at, 8, size);
     if (w->pend_type == PCQ_S_MULTI_COUNTERS) {
         it->u.multi.size = (uint32_t)size;
         it->u.multi.count = n;
