@@ -234,6 +234,15 @@ typedef struct rd {
     pcq_walk *w;
 } rd;
 
+/* What a walk's steps read from: its input and its error. */
+static PCQ_FORCE_INLINE void rd_walk(rd *r, pcq_walk *w)
+{
+    r->b = w->buf;
+    r->len = w->len;
+    r->err = &w->err;
+    r->w = w;
+}
+
 static int rd_fail(rd *r, int code, size_t offset, const char *what)
 {
     return pcq_error_set(r->err, code, offset, what);
@@ -2979,18 +2988,14 @@ static PCQ_INLINE int pass_worth(const rd *r, const frame *f)
                                  !(ld64(r->b + at + COUNTER_HEADER_dwSize) & ~(uint64_t)0xFFFFFFF8u));
 }
 
-/* A block's header; its body becomes a frame of its own. */
-static int step_block(rd *r, frame *f, pcq_item *it)
+/* A block's header, checked field by field; its body becomes a frame of
+ * its own. */
+static PCQ_FORCE_INLINE int block_header(rd *r, frame *f, pcq_item *it)
 {
     pcq_block *b = &it->u.block;
     frame *body;
-    size_t at;
+    size_t at = f->pos;
     int rc;
-    if ((r->w->mode & WALK_PASS) && pass_worth(r, f) && pass_blocks(r, f) && (rc = frame_more(r, f)) <= 0)
-        return rc; /* the blocks passed were the last */
-    at = f->pos;
-    /* (a decoder's pass_blocks passed the canonical blocks: this one is not) */
-    if (bulk_on(r->w) && !(r->w->mode & WALK_PASS) && bulk_block(r, f, it)) return STEP_ITEM;
     item_begin(it, PCQ_S_COUNTER_HEADER, f, at);
     if ((rc = parse_block(r, f, at, b)) != 0) return rc;
     it->extent = b->size;
@@ -3005,6 +3010,19 @@ static int step_block(rd *r, frame *f, pcq_item *it)
     rc = item_done(f, at + b->size);
     if (b->type == PCQ_PERF_SINGLE_COUNTER && bulk_on(r->w)) bulk_value1(r, body, it);
     return rc;
+}
+
+/* A block: a decoder passes the canonical ones (pass_blocks); under
+ * PCQ_BULK a canonical one is checked whole (bulk_block); any other, by its
+ * header's fields. */
+static int step_block(rd *r, frame *f, pcq_item *it)
+{
+    int rc;
+    if ((r->w->mode & WALK_PASS) && pass_worth(r, f) && pass_blocks(r, f) && (rc = frame_more(r, f)) <= 0)
+        return rc; /* the blocks passed were the last */
+    /* (a decoder's pass_blocks passed the canonical blocks: this one is not) */
+    if (bulk_on(r->w) && !(r->w->mode & WALK_PASS) && bulk_block(r, f, it)) return STEP_ITEM;
+    return block_header(r, f, it);
 }
 
 static int step_id(rd *r, frame *f, pcq_item *it)
@@ -3539,27 +3557,29 @@ static PCQ_NOINLINE int list_pop(pcq_walk *w, pcq_item *it)
     return list_step(w, f, it); /* one frame fewer each time: at most PCQ_WALK_FRAMES_ deep */
 }
 
-/* The next item of a list frame, as walk_step's loop would step it, without
- * that loop's large stack frame; a list's end is popped by list_pop. */
-static PCQ_NOINLINE int list_step(pcq_walk *w, frame *f, pcq_item *it)
+/* What a list's step (its frame on top) returned: 1 for an item, an error
+ * (the item cut), or at the list's end the next item after it. A list's
+ * step yields, ends or fails (only a root or a body pushes a frame:
+ * STEP_ON), and a list has a parent, the root at least. */
+static PCQ_FORCE_INLINE int list_result(pcq_walk *w, pcq_item *it, int rc)
 {
-    rd r;
-    int rc;
-    r.b = w->buf;
-    r.len = w->len;
-    r.err = &w->err;
-    r.w = w;
-    it->type = PCQ_S_NONE;
-    rc = step_list(&r, f, it);
     if (rc == STEP_ITEM) return 1;
     if (rc < 0) {
         item_cut(w, it);
         return rc;
     }
-    /* a list's step yields, ends or fails (only a root or a body pushes a
-     * frame: STEP_ON), and a list has a parent, the root at least */
     if (PCQ_NEVER(rc != STEP_DONE || w->nframes < 2)) return walk_step(w, it);
-    return list_pop(w, it); /* f is on top */
+    return list_pop(w, it); /* the list, on top */
+}
+
+/* The next item of a list frame, as walk_step's loop would step it, without
+ * that loop's large stack frame; a list's end is popped by list_pop. */
+static PCQ_NOINLINE int list_step(pcq_walk *w, frame *f, pcq_item *it)
+{
+    rd r;
+    rd_walk(&r, w);
+    it->type = PCQ_S_NONE;
+    return list_result(w, it, step_list(&r, f, it));
 }
 
 /* PCQ_BULK: the next instance of a canonical block, checked and passed
@@ -3585,10 +3605,7 @@ static PCQ_NOINLINE int bulk_step(pcq_walk *w, frame *f, pcq_item *it)
     k = least > 4096 / 64 ? (uint32_t)(4096 / least) : 64;
     if (k == 0) k = 1;
     if (k > f->left) k = f->left;
-    r.b = w->buf;
-    r.len = w->len;
-    r.err = &w->err;
-    r.w = w;
+    rd_walk(&r, w);
     if (w->run_skip == 0) {
         if (!(f->pos & 7) && f->pos <= lim &&
             (next = canonical_instances_near(w->buf, f->pos, lim, w->len, k, f->left - k, f->nvalues)) != 0) {
@@ -3604,6 +3621,36 @@ static PCQ_NOINLINE int bulk_step(pcq_walk *w, frame *f, pcq_item *it)
     return list_step(w, f, it);
 }
 
+/* A list of blocks' next item (f, on top), as list_step and step_block
+ * step it, without step_list's dispatch: under PCQ_BULK, not in a decoder
+ * (WALK_PASS), where blocks of a few instances come one after another (the
+ * "mix" shape). */
+static PCQ_NOINLINE int blocks_step(pcq_walk *w, frame *f, pcq_item *it)
+{
+    rd r;
+    int rc;
+    rd_walk(&r, w);
+    it->type = PCQ_S_NONE;
+    if ((rc = frame_more(&r, f)) > 0) rc = bulk_block(&r, f, it) ? STEP_ITEM : block_header(&r, f, it);
+    return list_result(w, it, rc);
+}
+
+/* PCQ_BULK: a block's instances (f, on top) all taken. When they end as a
+ * canonical block's do (a counted list, nothing after the last but fewer
+ * than 8 bytes, inside the input: frame_more's end, no error) in a list of
+ * blocks, that frame goes and the next block comes straight from
+ * blocks_step: list_step's, step_list's and list_pop's frames for the end
+ * of the instances cost a pass over mix ~45 instructions a block. Else
+ * list_step, whose frame_more says what is wrong. */
+static PCQ_NOINLINE int bulk_done(pcq_walk *w, frame *f, pcq_item *it)
+{
+    if ((f->flags & (FL_COUNTED | FL_EXACT | FL_CONT)) != (FL_COUNTED | FL_EXACT) || f->end > w->len ||
+        f->end - f->pos >= 8 || w->nframes < 2 || f[-1].kind != FR_BLOCKS || (w->mode & WALK_PASS))
+        return list_step(w, f, it);
+    w->nframes--;
+    return blocks_step(w, f - 1, it);
+}
+
 /* PCQ_BULK: the _PERF_MULTI_COUNTERS or _PERF_MULTI_INSTANCES of a block
  * bulk_block found canonical (the top frame f, its body), without
  * walk_step's loop and step_body's dispatch: a type 2 block's second item,
@@ -3613,10 +3660,7 @@ static PCQ_NOINLINE int bulk_step(pcq_walk *w, frame *f, pcq_item *it)
 static PCQ_NOINLINE int bulk_body(pcq_walk *w, frame *f, pcq_item *it)
 {
     rd r;
-    r.b = w->buf;
-    r.len = w->len;
-    r.err = &w->err;
-    r.w = w;
+    rd_walk(&r, w);
     if (f->phase == B_MC_BULK ? bulk_multi_counters(&r, f, it) : bulk_multi_instances(&r, f, it)) return 1;
     return walk_step(w, it);
 }
@@ -3645,8 +3689,11 @@ int pcq_walk_next(pcq_walk *w, pcq_item *it)
     if (w->err.code || !f || f->kind == FR_ROOT) return walk_step(w, it);
     if (f->kind == FR_BODY)
         return f->phase == B_MC_BULK || f->phase == B_MI_BULK ? bulk_body(w, f, it) : walk_step(w, it);
-    if ((w->mode & WALK_BULK) && f->kind == FR_DATA_INSTANCES && f->left && !(f->flags & FL_SLOW))
-        return bulk_step(w, f, it);
+    if (w->mode & WALK_BULK) {
+        if (f->kind == FR_DATA_INSTANCES && !(f->flags & FL_SLOW))
+            return f->left ? bulk_step(w, f, it) : bulk_done(w, f, it);
+        if (f->kind == FR_BLOCKS && !(w->mode & WALK_PASS)) return blocks_step(w, f, it);
+    }
     return list_step(w, f, it);
 }
 
@@ -3655,10 +3702,7 @@ static PCQ_NOINLINE int walk_step(pcq_walk *w, pcq_item *it)
     rd r;
     frame *f;
     int rc;
-    r.b = w->buf;
-    r.len = w->len;
-    r.err = &w->err;
-    r.w = w;
+    rd_walk(&r, w);
     if (w->err.code) {
         item_clear(it);
         if (w->cut.type != PCQ_S_NONE) { /* PCQ_BULK: found ahead, reported now */
