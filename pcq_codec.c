@@ -3644,8 +3644,9 @@ static PCQ_NOINLINE int blocks_step(pcq_walk *w, frame *f, pcq_item *it)
  * list_step, whose frame_more says what is wrong. */
 static PCQ_NOINLINE int bulk_done(pcq_walk *w, frame *f, pcq_item *it)
 {
-    if ((f->flags & (FL_COUNTED | FL_EXACT | FL_CONT)) != (FL_COUNTED | FL_EXACT) || f->end > w->len ||
-        f->end - f->pos >= 8 || w->nframes < 2 || f[-1].kind != FR_BLOCKS || (w->mode & WALK_PASS))
+    if ((f->flags & (FL_COUNTED | FL_EXACT | FL_CONT)) != (FL_COUNTED | FL_EXACT) ||
+        !pcq_list_end_ok_(f->pos, f->end, w->len) || w->nframes < 2 || f[-1].kind != FR_BLOCKS ||
+        (w->mode & WALK_PASS))
         return list_step(w, f, it);
     w->nframes--;
     return blocks_step(w, f - 1, it);

@@ -779,24 +779,31 @@ static const char *const bulk_how[3] = {"by the macro", "by the function", "by b
  * instances one run): the same items (those two's fields too), values and
  * end
  * as the plain walk, by the macro or the function, on the five types in
- * turn; and, with one instance's padding not zero (a diagnostic: that
- * block is not canonical), on the parsers' path for that block alone. */
+ * turn; with one instance's padding not zero (a diagnostic: that block is
+ * not canonical), on the parsers' path for that block alone; and with the
+ * block after the type 4 block's instances (the type 6 block) claiming
+ * more bytes than the buffer has, the error the plain walk gives there (a
+ * canonical block's instances end straight into the next block's step,
+ * bulk_done). */
 static void test_bulk_blocks(void)
 {
     static uint8_t b[384];
     bulk_rec ra[40], rb[40];
-    size_t len, na, nb, k;
+    size_t len, na, nb, k, ea, eb;
     int a, c, pass, fn;
 
-    for (pass = 0; pass < 2; pass++) {
+    for (pass = 0; pass < 3; pass++) {
         len = five_types(b);
         if (pass == 1) b[184 + 32 + 12] = 1; /* the type 4 block's second instance: padding after its NUL */
-        a = bulk_recs(b, len, 0, 0, ra, 40, &na, NULL);
-        TL_CHECK(a == 0 && na == 14, "pass %d: the plain walk %s, %zu items", pass, pcq_status_name(a), na);
+        if (pass == 2) tl_put32le(b + 256, 144); /* the type 6 block's dwSize: 8 bytes past the buffer */
+        a = bulk_recs(b, len, 0, 0, ra, 40, &na, &ea);
+        TL_CHECK(pass == 2 ? a == PCQ_ERR_TRUNCATED && na == 9 && ea == 256 : a == 0 && na == 14,
+                 "pass %d: the plain walk %s at %zu, %zu items", pass, pcq_status_name(a), ea, na);
         for (fn = 0; fn < 3; fn++) {
-            c = bulk_recs(b, len, PCQ_BULK, fn, rb, 40, &nb, NULL);
-            if (!TL_CHECK(c == a && nb == na, "pass %d, %s: %s, %zu items; plain %s, %zu", pass, bulk_how[fn],
-                          pcq_status_name(c), nb, pcq_status_name(a), na))
+            c = bulk_recs(b, len, PCQ_BULK, fn, rb, 40, &nb, &eb);
+            if (!TL_CHECK(c == a && nb == na && eb == ea,
+                          "pass %d, %s: %s at %zu, %zu items; plain %s at %zu, %zu", pass, bulk_how[fn],
+                          pcq_status_name(c), eb, nb, pcq_status_name(a), ea, na))
                 continue;
             for (k = 0; k < na; k++)
                 if (!TL_CHECK(
@@ -814,10 +821,13 @@ static void test_bulk_blocks(void)
                     break;
         }
     }
-    /* the values where the layout puts them: type 1 1001; type 2 2000 + 2001; the type 6 block's
-     * second instance 6010 + 6011 */
-    TL_CHECK(rb[2].type == PCQ_S_COUNTER_HEADER && rb[2].sum == 1001 && rb[4].sum == 4001 &&
-                 rb[13].type == PCQ_S_DATA_INSTANCE && rb[13].offset == 336 && rb[13].sum == 12021,
+    /* the values where the layout puts them (pass 0, walked again): type 1 1001; type 2 2000 + 2001; the
+     * type 6 block's second instance 6010 + 6011 */
+    len = five_types(b);
+    c = bulk_recs(b, len, PCQ_BULK, 0, rb, 40, &nb, NULL);
+    TL_CHECK(c == 0 && nb == 14 && rb[2].type == PCQ_S_COUNTER_HEADER && rb[2].sum == 1001 &&
+                 rb[4].sum == 4001 && rb[13].type == PCQ_S_DATA_INSTANCE && rb[13].offset == 336 &&
+                 rb[13].sum == 12021,
              "the values: %llu, %llu, %llu", (unsigned long long)rb[2].sum, (unsigned long long)rb[4].sum,
              (unsigned long long)rb[13].sum);
 }
