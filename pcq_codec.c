@@ -2682,97 +2682,92 @@ static void bulk_value1(rd *r, frame *body, pcq_item *it)
 }
 
 /* PCQ_BULK: a canonical block (what canonical_block accepts: nothing in it
- * can be an error or a diagnostic) needs no parser. Its header is read as
- * parse_block reads it; a type 0 or 1 block needs no body frame (a type 1
- * block's value comes with it, as bulk_value1 gives it), the others' body
- * frame yields what is left by phases that read without checking
- * (B_MC_BULK, B_MI_BULK). Blocks of instances only up to BULK_BLOCK_MAX:
- * their instances are then read again as one run, from L1 (a larger block
- * goes to bulk_step's runs, each checked just before it is read). A single
- * pass over blocks of a few instances each (the bench's mix) spent ~450
- * instructions an item on the parsers and frames. 0 when it is not
- * canonical: the parsers run. */
+ * can be an error or a diagnostic) needs no parser. A list's blocks are
+ * checked so a run at a time (brun_start): up to BRUN_MAX blocks in
+ * BRUN_BYTES, the first whatever its size but a block of instances only up
+ * to BULK_BLOCK_MAX (a larger one's instances go to bulk_step's runs, each
+ * checked just before it is read). The run is then taken inline, read
+ * again from L1 (pcq_walk_block_item_): each block's header item, its
+ * body's items (pcq_walk_pend_item_), its instances as a run. No frame is
+ * made for a block or its instances while the run goes on; brun_stop
+ * brings the list's frame up to date and makes the last block's instances'
+ * when pcq_walk_next is called and cannot go on with it. A single pass over
+ * blocks of a few instances each (the bench's mix) spent ~450 instructions
+ * an item on the parsers and frames, then ~240 a block on the calls, frames
+ * and checks of one block at a time (bulk_block, 0.2.0's development). */
 enum {
-    BULK_BLOCK_MAX = 4096
+    BULK_BLOCK_MAX = 4096,
+    BRUN_MAX = 64,
+    BRUN_BYTES = 4096
 };
 
-/* A canonical type 2 block of `size` bytes at `at`: its _PERF_MULTI_COUNTERS
- * is left for the next item (pcq_walk_pend_item_), as read now and held
- * inside the block as bulk_multi_counters holds it; 0 when it is not so (the
- * bytes changed since canonical_block read them), or a run is on: the
- * body's frame then, as for the other types. */
-static int bulk_pend(rd *r, size_t at, size_t size, unsigned depth)
+/* A run of canonical blocks from the list f's position, for the inline
+ * step: 1 when it has one or more. */
+static int brun_start(rd *r, const frame *f)
 {
     pcq_walk *w = r->w;
-    size_t body = at + COUNTER_HEADER_SIZE, end = at + size, mcs;
-    uint32_t count;
-    if (w->run || (mcs = canonical_multi_counters(r->b, body, end, &count)) == 0 ||
-        16 * (uint64_t)count != end - body - mcs)
-        return 0; /* LCOV_EXCL_LINE: bytes changed since canonical_block read them, in this call */
-    w->pend_at = body;
-    w->pend_end = end;
-    w->pend_size = (uint32_t)mcs;
-    w->pend_count = count;
-    w->pend_depth = (uint8_t)depth;
-    w->pend_type = PCQ_S_MULTI_COUNTERS;
-    w->pend_btype = PCQ_PERF_MULTI_COUNTERS;
-    return 1;
-}
-
-static void run_start(pcq_walk *w, const frame *f, uint32_t count, size_t end);
-
-/* A canonical type 4 or 6 block of `size` bytes at `at`: its
- * _PERF_MULTI_INSTANCES (a type 6 block's _PERF_MULTI_COUNTERS first) is
- * left for the next item as bulk_pend leaves a type 2 block's, read now and
- * held inside the block as bulk_multi_counters and bulk_multi_instances
- * hold them, and its instances' frame and run are made now, as
- * bulk_multi_instances makes them: the run begins when the item is taken.
- * 0 when a run is on, or the bytes changed since canonical_block read them. */
-static int bulk_pend_instances(rd *r, size_t at, size_t size, uint32_t type, unsigned depth)
-{
-    pcq_walk *w = r->w;
-    size_t body = at + COUNTER_HEADER_SIZE, end = at + size, mcs = 0, mi;
-    uint32_t nc = 1, count;
-    frame *insts;
-    if (w->run ||
-        (type == PCQ_PERF_COUNTERSET && (mcs = canonical_multi_counters(r->b, body, end, &nc)) == 0))
-        return 0; /* LCOV_EXCL_LINE: as in bulk_pend */
-    mi = body + mcs;
-    if (end - mi < MULTI_INSTANCES_SIZE || ld32(r->b + mi + MULTI_INSTANCES_dwTotalSize) != end - mi)
-        return 0; /* LCOV_EXCL_LINE: as in bulk_pend */
-    count = ld32(r->b + mi + MULTI_INSTANCES_dwInstances);
-    insts = push(w, FR_DATA_INSTANCES, mi + MULTI_INSTANCES_SIZE, end, depth + 1u);
-    counted(insts, count, FL_EXACT, mi + MULTI_INSTANCES_dwInstances, MULTI_INSTANCES_NAME ".dwInstances", mi,
-            MULTI_INSTANCES_NAME ".dwTotalSize");
-    insts->nvalues = nc;
-    insts->btype = (uint8_t)type;
-    insts->ids_at = type == PCQ_PERF_COUNTERSET ? body + MULTI_COUNTERS_SIZE : 0;
-    run_start(w, insts, count, end); /* canonical_block checked them all */
-    w->run_skip = 0;
-    w->pend_run = w->run; /* (the run's fields kept, the run off until the item is taken) */
-    w->run = 0;
-    w->run_on = 0;
-    w->pend_end = end;
-    w->pend_depth = (uint8_t)depth;
-    w->pend_btype = (uint8_t)type;
-    if (type == PCQ_PERF_COUNTERSET) {
-        w->pend_at = body;
-        w->pend_size = (uint32_t)mcs;
-        w->pend_count = nc;
-        w->pend_count2 = count;
-        w->pend_type = PCQ_S_MULTI_COUNTERS;
-    } else {
-        w->pend_at = mi;
-        w->pend_size = (uint32_t)(end - mi);
-        w->pend_count = count;
-        w->pend_type = PCQ_S_MULTI_INSTANCES;
+    size_t at = f->pos, lim = f->end < r->len ? f->end : r->len, size;
+    uint32_t n, most = f->left < (uint32_t)BRUN_MAX ? f->left : (uint32_t)BRUN_MAX, type;
+    if ((at & 7) || at > lim || !(f->flags & FL_COUNTED) || w->run || w->pend_at) return 0;
+    for (n = 0; n < most && lim - at >= COUNTER_HEADER_SIZE; n++, at += size) {
+        const uint8_t *p = r->b + at;
+        size = ld32(p + COUNTER_HEADER_dwSize);
+        type = ld32(p + COUNTER_HEADER_dwType);
+        if (ld32(p + COUNTER_HEADER_Reserved) || (size & 7) || size < COUNTER_HEADER_SIZE ||
+            size > lim - at || (n && at + size - f->pos > BRUN_BYTES) ||
+            (size > BULK_BLOCK_MAX && (type == PCQ_PERF_MULTI_INSTANCES || type == PCQ_PERF_COUNTERSET)) ||
+            !(r->len < AHEAD_FROM ? canonical_block(r->b, at, size, type, 0, 0)
+                                  : canonical_block(r->b, at, size, type, r->len, 1)))
+            break;
     }
+    if (n == 0) return 0;
+    w->brun = n;
+    w->brun_base = f->index + n;
+    w->brun_pos = f->pos;
+    w->brun_lim = at;
+    w->brun_depth = f->depth;
+    w->brun_mi = 0;
+    w->brun_on = 1;
     return 1;
 }
 
-/* The bytes of a pending _PERF_MULTI_COUNTERS changed after its block's
- * header item: the block's body frame, as bulk_block pushes it, whose
- * steps find them changed and give the parsers' error. */
+/* The last block's instances' frame, which the run did not make: as
+ * bulk_multi_instances makes it from a body frame, its count and bytes as
+ * read with the block's header (pcq_walk_block_body_). */
+static void brun_frame(pcq_walk *w)
+{
+    size_t mi = w->brun_mi;
+    frame *insts = push(w, FR_DATA_INSTANCES, mi + MULTI_INSTANCES_SIZE, w->pend_end, w->pend_depth + 1u);
+    counted(insts, w->brun_count, FL_EXACT, mi + MULTI_INSTANCES_dwInstances,
+            MULTI_INSTANCES_NAME ".dwInstances", mi, MULTI_INSTANCES_NAME ".dwTotalSize");
+    insts->nvalues = w->run_nv;
+    insts->btype = w->pend_btype;
+    insts->ids_at = w->run_ids;
+    w->run_skip = 0;
+}
+
+/* The run of blocks ends: the list's frame (on top: none is made while the
+ * run is on) brought up to date, as run_sync brings an instances' frame,
+ * and the last block's instances' frame made when it has one; pcq_walk_next
+ * then steps it (bulk_done: where its instances end), or the pending item's
+ * body (pend_body). */
+static void brun_stop(pcq_walk *w)
+{
+    frame *f = &w->frames[w->nframes - 1];
+    uint32_t taken = w->brun_base - w->brun - f->index;
+    f->pos = w->brun_pos;
+    f->index += taken;
+    f->left -= taken;
+    if (w->brun_mi) brun_frame(w);
+    w->brun = 0;
+    w->brun_on = 0;
+    w->brun_mi = 0;
+}
+
+/* The bytes of a pending _PERF_MULTI_COUNTERS or _PERF_MULTI_INSTANCES
+ * changed after its block's header item: the block's body frame, as
+ * block_header pushes it, in a bulk phase whose steps find them changed and
+ * give the parsers' error (the run of blocks stopped: its frames made). */
 static void pend_body(pcq_walk *w)
 {
     uint8_t bt = w->pend_btype;
@@ -2797,54 +2792,34 @@ static void pend_body(pcq_walk *w)
     w->pend_at = 0;
 }
 
-static int bulk_block(rd *r, frame *f, pcq_item *it)
+/* A list of blocks' next item (f, on top) from a run of canonical blocks
+ * that begins there: 0 when the block there is not one. */
+static PCQ_NOINLINE int brun_first(rd *r, const frame *f, pcq_item *it)
 {
-    const uint8_t *p = r->b + f->pos;
-    size_t at = f->pos, room = (f->end < r->len ? f->end : r->len) - at, size;
-    uint32_t type;
-    frame *body;
-    if ((at & 7) || room < COUNTER_HEADER_SIZE) return 0;
-    size = ld32(p + COUNTER_HEADER_dwSize);
-    type = ld32(p + COUNTER_HEADER_dwType);
-    if (ld32(p + COUNTER_HEADER_Reserved) || (size & 7) || size < COUNTER_HEADER_SIZE || size > room ||
-        (size > BULK_BLOCK_MAX && (type == PCQ_PERF_MULTI_INSTANCES || type == PCQ_PERF_COUNTERSET)) ||
-        !(r->len < AHEAD_FROM ? canonical_block(r->b, at, size, type, 0, 0)
-                              : canonical_block(r->b, at, size, type, r->len, 1)))
+    if (!brun_start(r, f)) return 0;
+    if (pcq_walk_block_item_(r->w, it)) return 1;
+    brun_stop(r->w); /* LCOV_EXCL_LINE: its bytes changed since brun_start read them, in this call (a buffer
+                        another thread writes): no test of one thread makes that */
+    return 0;        /* LCOV_EXCL_LINE */
+}
+
+/* The same, after a first look at the block's dwSize and Reserved (as
+ * pass_worth's; frame_more said the block starts inside the input): blocks
+ * of 16 bytes each with a diagnostic paid brun_first's registers and tests,
+ * ~25 instructions a block more than this look (diag-storm, PCQ_BULK). */
+static PCQ_INLINE int brun_item(rd *r, const frame *f, pcq_item *it)
+{
+    size_t at = f->pos;
+    if ((at & 7) || r->len - at < COUNTER_HEADER_SIZE ||
+        (ld64(r->b + at + COUNTER_HEADER_dwSize) & ~(uint64_t)0xFFFFFFF8u))
         return 0;
-    item_begin(it, PCQ_S_COUNTER_HEADER, f, at);
-    block_clear(&it->u.block);
-    it->u.block.offset = at;
-    it->u.block.status = ld32(p + COUNTER_HEADER_dwStatus);
-    it->u.block.type = type;
-    it->u.block.size = (uint32_t)size;
-    it->u.block.body = it->u.block.body_end = at + COUNTER_HEADER_SIZE;
-    it->extent = size;
-    if (type == PCQ_PERF_SINGLE_COUNTER) { /* Figure 6: its one value, canonical */
-        pcq_value_at_(r->b, at + COUNTER_HEADER_SIZE, &it->u.block.value);
-        it->values = at + COUNTER_HEADER_SIZE;
-        it->nvalues = 1;
-        it->values_fast = 1;
-    } else if (type == PCQ_PERF_MULTI_COUNTERS
-                   ? bulk_pend(r, at, size, f->depth + 1u)
-                   : type != PCQ_PERF_ERROR_RETURN && bulk_pend_instances(r, at, size, type, f->depth + 1u)) {
-        /* its body's items next, without a body frame (pcq_walk_pend_item_) */
-    } else if (type != PCQ_PERF_ERROR_RETURN) { /* a type 0 block is its header (Figure 5) */
-        /* LCOV_EXCL_START: bulk_pend and bulk_pend_instances take every canonical block but one whose
-         * bytes changed between their read and canonical_block's, in this call (a buffer another thread
-         * writes): no test of one thread makes that */
-        body = push(r->w, FR_BODY, at + COUNTER_HEADER_SIZE, at + size, f->depth + 1u);
-        body->btype = (uint8_t)type;
-        body->size_at = at + COUNTER_HEADER_dwSize;
-        body->size_what = COUNTER_HEADER_NAME ".dwSize";
-        body->phase = type == PCQ_PERF_MULTI_INSTANCES ? B_MI_BULK : B_MC_BULK;
-    } /* LCOV_EXCL_STOP */
-    return item_done(f, at + size);
+    return brun_first(r, f, it);
 }
 
 /* B_MC_BULK: the _PERF_MULTI_COUNTERS of a canonical block. In a type 2
  * block its values follow (Figure 7), passed with it, and the block ends
  * there: its body frame goes. Its fields are read again, so they are held
- * inside the block (f->end, inside the input) as bulk_block found them:
+ * inside the block (f->end, inside the input) as the run found them:
  * bytes changed since (a buffer shared with a writer) are never followed
  * outside it. 0 when they are not (step_body: the parsers say what is
  * wrong). */
@@ -2863,7 +2838,7 @@ static int bulk_multi_counters(rd *r, frame *f, pcq_item *it)
     it->u.multi.ids.len = (size_t)count * COUNTER_ID_SIZE;
     if (f->btype == PCQ_PERF_MULTI_COUNTERS) {
         /* LCOV_EXCL_START: a type 2 block's body frame comes from pend_body (its bytes changed: its
-         * values' room no longer fits its count) or from bulk_block's path above */
+         * values' room no longer fits its count) */
         it->values = at + size;
         it->values_ids = at + MULTI_COUNTERS_SIZE;
         it->nvalues = count;
@@ -3013,7 +2988,7 @@ static PCQ_FORCE_INLINE int block_header(rd *r, frame *f, pcq_item *it)
 }
 
 /* A block: a decoder passes the canonical ones (pass_blocks); under
- * PCQ_BULK a canonical one is checked whole (bulk_block); any other, by its
+ * PCQ_BULK the canonical ones from it are checked as a run (brun_item); any other, by its
  * header's fields. */
 static int step_block(rd *r, frame *f, pcq_item *it)
 {
@@ -3021,7 +2996,7 @@ static int step_block(rd *r, frame *f, pcq_item *it)
     if ((r->w->mode & WALK_PASS) && pass_worth(r, f) && pass_blocks(r, f) && (rc = frame_more(r, f)) <= 0)
         return rc; /* the blocks passed were the last */
     /* (a decoder's pass_blocks passed the canonical blocks: this one is not) */
-    if (bulk_on(r->w) && !(r->w->mode & WALK_PASS) && bulk_block(r, f, it)) return STEP_ITEM;
+    if (bulk_on(r->w) && !(r->w->mode & WALK_PASS) && brun_item(r, f, it)) return STEP_ITEM;
     return block_header(r, f, it);
 }
 
@@ -3254,7 +3229,7 @@ static int step_body(rd *r, frame *f, pcq_item *it)
         f->pos += it->u.value.size;
         return STEP_ITEM;
     case B_MC: return body_multi_counters(r, f, it);
-    case B_MC_BULK: /* the parsers when the bytes changed since bulk_block checked them */
+    case B_MC_BULK: /* the parsers when the bytes changed since brun_start checked them */
         if (bulk_multi_counters(r, f, it)) return STEP_ITEM;
         f->phase = B_MC;
         return body_multi_counters(r, f, it);
@@ -3500,6 +3475,9 @@ void pcq_walk_begin(pcq_walk *w, pcq_kind kind, const void *buf, size_t len, con
     w->pend_at = w->pend_end = 0;
     w->pend_size = w->pend_count = w->pend_run = w->pend_count2 = 0;
     w->pend_depth = w->pend_type = w->pend_btype = 0;
+    w->brun_pos = w->brun_lim = w->brun_mi = 0;
+    w->brun = w->brun_base = w->brun_count = 0;
+    w->brun_on = w->brun_depth = 0;
     w->mode = (opts && (opts->flags & PCQ_BULK) ? WALK_BULK : 0u) |
               (opts && (opts->on_diag || (opts->flags & PCQ_STRICT)) ? WALK_DIAGS : 0u);
     w->aux[0] = w->aux[1] = w->aux[2] = w->aux[3] = 0;
@@ -3631,7 +3609,7 @@ static PCQ_NOINLINE int blocks_step(pcq_walk *w, frame *f, pcq_item *it)
     int rc;
     rd_walk(&r, w);
     it->type = PCQ_S_NONE;
-    if ((rc = frame_more(&r, f)) > 0) rc = bulk_block(&r, f, it) ? STEP_ITEM : block_header(&r, f, it);
+    if ((rc = frame_more(&r, f)) > 0) rc = brun_item(&r, f, it) ? STEP_ITEM : block_header(&r, f, it);
     return list_result(w, it, rc);
 }
 
@@ -3653,7 +3631,7 @@ static PCQ_NOINLINE int bulk_done(pcq_walk *w, frame *f, pcq_item *it)
 }
 
 /* PCQ_BULK: the _PERF_MULTI_COUNTERS or _PERF_MULTI_INSTANCES of a block
- * bulk_block found canonical (the top frame f, its body), without
+ * brun_start found canonical (the top frame f, its body), without
  * walk_step's loop and step_body's dispatch: a type 2 block's second item,
  * two of a type 6 block's (~40 instructions each). When the bytes changed
  * since, walk_step runs: step_body's same phase finds it again and the
@@ -3666,14 +3644,25 @@ static PCQ_NOINLINE int bulk_body(pcq_walk *w, frame *f, pcq_item *it)
     return walk_step(w, it);
 }
 
-/* The item bulk_block left (pcq_walk_pend_item_), or when its bytes changed
+/* The item a run's block left (pcq_walk_pend_item_), or when its bytes changed
  * the block's frame and its steps. Out of line: in pcq_walk_next it cost
  * every other step ~5 instructions (registers saved), the walks of the
  * hostile inputs ~0.6 Ir/B. */
 static PCQ_NOINLINE int pend_next(pcq_walk *w, pcq_item *it)
 {
     if (pcq_walk_pend_item_(w, it)) return 1;
+    brun_stop(w); /* (a run's block left it: the run is on) */
     pend_body(w);
+    return pcq_walk_next(w, it);
+}
+
+/* A run of blocks is on (brun_on): its next item as the inline step takes
+ * it, for a caller of the function itself; else the run ends, its frames
+ * made, and the walk goes on from them. Out of line, as pend_next. */
+static PCQ_NOINLINE int brun_next(pcq_walk *w, pcq_item *it)
+{
+    if (w->run ? pcq_walk_run_item_(w, it) : w->brun && pcq_walk_block_item_(w, it)) return 1;
+    brun_stop(w);
     return pcq_walk_next(w, it);
 }
 
@@ -3684,7 +3673,8 @@ static PCQ_NOINLINE int pend_next(pcq_walk *w, pcq_item *it)
 int pcq_walk_next(pcq_walk *w, pcq_item *it)
 {
     frame *f;
-    if (w->pend_at) return pend_next(w, it); /* what bulk_block left for the inline step */
+    if (w->pend_at) return pend_next(w, it); /* what a run's block left for the inline step */
+    if (w->brun_on) return brun_next(w, it); /* a run of blocks, which the inline step took */
     if (w->run_on) run_sync(w);              /* what the inline step took */
     f = w->nframes > 0 ? &w->frames[w->nframes - 1] : NULL;
     if (w->err.code || !f || f->kind == FR_ROOT) return walk_step(w, it);

@@ -798,6 +798,15 @@ typedef struct pcq_walk {
     uint32_t pend_run;    /* a _PERF_MULTI_INSTANCES: its run of instances, begun when it is taken */
     uint32_t pend_count2; /* a type 6 block's: its dwInstances, the item after its _PERF_MULTI_COUNTERS */
     uint8_t pend_depth, pend_type, pend_btype; /* the item's depth and type; its block's dwType */
+    /* private: PCQ_BULK, a run of blocks on the top frame (a list of blocks) checked canonical, as
+     * its inline step keeps it (pcq_walk_block_item_); the frame is brought up to date from it when
+     * pcq_walk_next is called and cannot go on with it (brun_on) */
+    size_t brun_pos, brun_lim; /* the next block; where the run ends */
+    size_t brun_mi;            /* the last block's _PERF_MULTI_INSTANCES (0: none), its instances' frame
+                                  not made (brun_stop makes it) */
+    uint32_t brun, brun_base;  /* blocks left; the index after the run's last */
+    uint32_t brun_count;       /* the last block's dwInstances */
+    uint8_t brun_on, brun_depth;
     pcq_error err;
 } pcq_walk;
 
@@ -1779,6 +1788,109 @@ PCQ_INLINE_ int pcq_walk_pend_item_(pcq_walk *w, pcq_item *it)
     return 1;
 }
 
+/* PCQ_BULK: what follows the header of a run's type 2, 4 or 6 block (the
+ * body [body, end), checked with the run), left for the inline steps: its
+ * _PERF_MULTI_COUNTERS (types 2 and 6) and _PERF_MULTI_INSTANCES (4 and 6)
+ * as the next items (pcq_walk_pend_item_), read again now and held inside
+ * the block, then its instances as a run whose frame is made only if the
+ * walk needs it (brun_stop in pcq_codec.c). 0, nothing changed, when they
+ * are not so (the bytes changed since the run was checked). Offsets as in
+ * pcq_block_at_ (§2.2.4.10, §2.2.4.11). */
+PCQ_INLINE_ int pcq_walk_block_body_(pcq_walk *w, const uint8_t *b, size_t body, size_t end, uint32_t type,
+                                     unsigned depth)
+{
+    uint64_t mcs = 0, nc = 1, n, vb;
+    size_t mi;
+    if (type != 4) { /* dwSize: 8 and the ids, padded to 8; type 2: the values fill the rest (Figure 7) */
+        if (end - body < 8) return 0;
+        mcs = pcq_ld32_(b + body);
+        nc = pcq_ld32_(b + body + 4);
+        if (mcs != ((15 + 4 * nc) & ~(uint64_t)7) || mcs > end - body) return 0;
+        if (type == 2) {
+            if (mcs + 16 * nc != end - body) return 0;
+            w->pend_count = (uint32_t)nc;
+            w->pend_type = PCQ_S_MULTI_COUNTERS;
+            w->brun_mi = 0;
+        }
+    }
+    mi = body + (size_t)mcs;
+    if (type != 2) { /* dwTotalSize: the rest of the block; n instances of 8 + 16 nc bytes or more */
+        if (end - mi < 8 || pcq_ld32_(b + mi) != end - mi) return 0;
+        n = pcq_ld32_(b + mi + 4);
+        vb = 16 * nc;
+        if (n && end - mi - 8 < 16 + vb) return 0;
+        w->run = 0; /* the run begins when its _PERF_MULTI_INSTANCES is taken */
+        w->pend_run = (uint32_t)n;
+        w->run_pos = mi + 8;
+        w->run_lim = n ? end - 16 - (size_t)vb : 0;
+        w->run_base = (uint32_t)n;
+        w->run_vb = (size_t)vb;
+        w->run_nv = (uint32_t)nc;
+        w->run_ids = type == 6 ? body + 8 : 0;
+        w->run_depth = (uint8_t)(depth + 1);
+        w->brun_mi = mi;
+        w->brun_count = (uint32_t)n;
+        w->pend_count = type == 6 ? (uint32_t)nc : (uint32_t)n;
+        w->pend_count2 = (uint32_t)n;
+        w->pend_type = type == 6 ? PCQ_S_MULTI_COUNTERS : PCQ_S_MULTI_INSTANCES;
+    }
+    w->pend_at = type == 4 ? mi : body;
+    w->pend_end = end;
+    w->pend_size = type == 4 ? (uint32_t)(end - mi) : (uint32_t)mcs;
+    w->pend_depth = (uint8_t)depth;
+    w->pend_btype = (uint8_t)type;
+    return 1;
+}
+
+/* PCQ_BULK: the next block of a run the walk checked canonical (a list of
+ * blocks' next ones, up to 64 in 4 KiB: brun_start in pcq_codec.c), the
+ * header item the field-by-field step makes of it (block_header), without
+ * a call or a frame: a single pass over blocks of a few instances each (the
+ * "mix" shape) spent ~240 instructions a block on the calls, frames and
+ * checks of one block at a time, ~175 so. Its dwType and dwSize are read
+ * again, so it is held inside the run (0: the walk's checks take it). */
+PCQ_INLINE_ int pcq_walk_block_item_(pcq_walk *w, pcq_item *it)
+{
+    const uint8_t *b = w->buf;
+    size_t at = w->brun_pos, lim = w->brun_lim, size;
+    uint32_t type, index = w->brun_base - w->brun;
+    unsigned depth = w->brun_depth;
+    pcq_block *o = &it->u.block;
+    if (lim - at < 16) return 0; /* at <= lim: each block taken ends inside the run */
+    type = pcq_ld32_(b + at + 4);
+    size = pcq_ld32_(b + at + 8);
+    if (size - 16 > lim - at - 16) return 0; /* 16 or more (less wraps), inside the run */
+    if (type == 1 ? size < 32
+                  : type != 0 && ((type != 2 && type != 4 && type != 6) ||
+                                  !pcq_walk_block_body_(w, b, at + 16, at + size, type, depth + 1)))
+        return 0;
+    if (type < 2) w->brun_mi = 0;
+    w->run_on = 0; /* the last block's run: done (its frame never made) */
+    w->brun_pos = at + size;
+    w->brun--;
+    pcq_item_begin_(it, PCQ_S_COUNTER_HEADER, depth, index, at, 16, size);
+    o->offset = at;
+    o->status = pcq_ld32_(b + at);
+    o->type = type;
+    o->size = (uint32_t)size;
+    o->reserved = 0;
+    o->multi_size = o->num_counters = 0;
+    o->counter_ids.ptr = NULL;
+    o->counter_ids.len = 0;
+    o->instances_size = o->num_instances = 0;
+    o->multi_at = o->instances_at = 0;
+    o->body = o->body_end = at + 16;
+    if (type == 1) { /* Figure 6: its one value, canonical */
+        pcq_value_at_(b, at + 16, &o->value);
+        it->values = at + 16;
+        it->nvalues = 1;
+        it->values_fast = 1;
+    } else {
+        pcq_value_none_(&o->value);
+    }
+    return 1;
+}
+
 /* The call fills a copy, so that the caller's item is never taken by a
  * call (nor by pcq_item_values' above): where the caller does not take it
  * either, the compiler keeps in it only the fields the caller reads, and
@@ -1791,6 +1903,7 @@ PCQ_INLINE_ int pcq_walk_next_fast_(pcq_walk *w, pcq_item *it)
     pcq_item t;
     int rc;
     if (w->run && pcq_walk_run_item_(w, it)) return 1;
+    if (w->brun && !w->run && !w->pend_at && pcq_walk_block_item_(w, it)) return 1;
     rc = w->pend_at && pcq_walk_pend_item_(w, &t) ? 1 : pcq_walk_next(w, &t);
     *it = t;
     return rc;

@@ -710,7 +710,8 @@ typedef struct bulk_rec {
     size_t offset, size, extent;
     uint64_t sum;
     uint64_t multi[2]; /* a _PERF_MULTI_COUNTERS's fields: dwSize, dwCounters; its ids' offset and bytes
-                          (a _PERF_MULTI_INSTANCES's: dwTotalSize, dwInstances) */
+                          (a _PERF_MULTI_INSTANCES's: dwTotalSize, dwInstances; a block header's: dwSize,
+                          dwType, Reserved, dwStatus) */
 } bulk_rec;
 
 /* Walks buf (plain, or PCQ_BULK by the macro, the function (1) or both in
@@ -753,6 +754,9 @@ static int bulk_recs(const uint8_t *buf, size_t len, unsigned flags, int by_func
             r[*n].multi[1] = (uint64_t)it.u.multi.ids.len << 32 | (uint64_t)(it.u.multi.ids.ptr - buf);
         } else if (it.type == PCQ_S_MULTI_INSTANCES) {
             r[*n].multi[0] = (uint64_t)it.u.instances.count << 32 | it.u.instances.size;
+        } else if (it.type == PCQ_S_COUNTER_HEADER) {
+            r[*n].multi[0] = (uint64_t)it.u.block.type << 32 | it.u.block.size;
+            r[*n].multi[1] = (uint64_t)it.u.block.status << 32 | it.u.block.reserved;
         }
         if (flags & PCQ_BULK) {
             pcq_iter vals;
@@ -773,6 +777,30 @@ static int bulk_recs(const uint8_t *buf, size_t len, unsigned flags, int by_func
 
 static const char *const bulk_how[3] = {"by the macro", "by the function", "by both in turn"};
 
+/* PCQ_BULK's walk (c, rb, nb items, eb: the error's offset) gave the plain
+ * walk's (a, ra, na, ea): its result, its items and their values. */
+static void bulk_same(int pass, int fn, int a, const bulk_rec *ra, size_t na, size_t ea, int c,
+                      const bulk_rec *rb, size_t nb, size_t eb)
+{
+    size_t k;
+    if (!TL_CHECK(c == a && nb == na && eb == ea, "pass %d, %s: %s at %zu, %zu items; plain %s at %zu, %zu",
+                  pass, bulk_how[fn], pcq_status_name(c), eb, nb, pcq_status_name(a), ea, na))
+        return;
+    for (k = 0; k < na; k++)
+        if (!TL_CHECK(ra[k].type == rb[k].type && ra[k].depth == rb[k].depth && ra[k].index == rb[k].index &&
+                          ra[k].offset == rb[k].offset && ra[k].size == rb[k].size &&
+                          ra[k].extent == rb[k].extent && ra[k].nvalues == rb[k].nvalues &&
+                          ra[k].sum == rb[k].sum && ra[k].multi[0] == rb[k].multi[0] &&
+                          ra[k].multi[1] == rb[k].multi[1],
+                      "pass %d, %s, item %zu: type %d d%u i%u @%zu +%zu ext %zu, %u values (sum %llu); "
+                      "bulk: type %d d%u i%u @%zu +%zu ext %zu, %u values (sum %llu)",
+                      pass, bulk_how[fn], k, ra[k].type, ra[k].depth, ra[k].index, ra[k].offset, ra[k].size,
+                      ra[k].extent, ra[k].nvalues, (unsigned long long)ra[k].sum, rb[k].type, rb[k].depth,
+                      rb[k].index, rb[k].offset, rb[k].size, rb[k].extent, rb[k].nvalues,
+                      (unsigned long long)rb[k].sum))
+            return;
+}
+
 /* PCQ_BULK takes a canonical block whole (no body frame for types 0 and 1;
  * a type 2 block's _PERF_MULTI_COUNTERS and a type 4 block's
  * _PERF_MULTI_INSTANCES left for the inline step; a type 4 or 6 block's
@@ -789,7 +817,7 @@ static void test_bulk_blocks(void)
 {
     static uint8_t b[384];
     bulk_rec ra[40], rb[40];
-    size_t len, na, nb, k, ea, eb;
+    size_t len, na, nb, ea, eb;
     int a, c, pass, fn;
 
     for (pass = 0; pass < 3; pass++) {
@@ -801,24 +829,7 @@ static void test_bulk_blocks(void)
                  "pass %d: the plain walk %s at %zu, %zu items", pass, pcq_status_name(a), ea, na);
         for (fn = 0; fn < 3; fn++) {
             c = bulk_recs(b, len, PCQ_BULK, fn, rb, 40, &nb, &eb);
-            if (!TL_CHECK(c == a && nb == na && eb == ea,
-                          "pass %d, %s: %s at %zu, %zu items; plain %s at %zu, %zu", pass, bulk_how[fn],
-                          pcq_status_name(c), eb, nb, pcq_status_name(a), ea, na))
-                continue;
-            for (k = 0; k < na; k++)
-                if (!TL_CHECK(
-                        ra[k].type == rb[k].type && ra[k].depth == rb[k].depth &&
-                            ra[k].index == rb[k].index && ra[k].offset == rb[k].offset &&
-                            ra[k].size == rb[k].size && ra[k].extent == rb[k].extent &&
-                            ra[k].nvalues == rb[k].nvalues && ra[k].sum == rb[k].sum &&
-                            ra[k].multi[0] == rb[k].multi[0] && ra[k].multi[1] == rb[k].multi[1],
-                        "pass %d, %s, item %zu: type %d d%u i%u @%zu +%zu ext %zu, %u values (sum %llu); "
-                        "bulk: type %d d%u i%u @%zu +%zu ext %zu, %u values (sum %llu)",
-                        pass, bulk_how[fn], k, ra[k].type, ra[k].depth, ra[k].index, ra[k].offset, ra[k].size,
-                        ra[k].extent, ra[k].nvalues, (unsigned long long)ra[k].sum, rb[k].type, rb[k].depth,
-                        rb[k].index, rb[k].offset, rb[k].size, rb[k].extent, rb[k].nvalues,
-                        (unsigned long long)rb[k].sum))
-                    break;
+            bulk_same(pass, fn, a, ra, na, ea, c, rb, nb, eb);
         }
     }
     /* the values where the layout puts them (pass 0, walked again): type 1 1001; type 2 2000 + 2001; the
@@ -830,6 +841,50 @@ static void test_bulk_blocks(void)
                  rb[13].sum == 12021,
              "the values: %llu, %llu, %llu", (unsigned long long)rb[2].sum, (unsigned long long)rb[4].sum,
              (unsigned long long)rb[13].sum);
+}
+
+/* A run of canonical blocks (brun_start) holds up to 64 blocks in 4 KiB,
+ * taken inline with no frame for each: five_types' five blocks 40 times
+ * over (200 blocks of 0, 1, 2, 4 and 6 in turn, 13,488 bytes), walked with
+ * PCQ_BULK by the macro, the function and both in turn, give the plain
+ * walk's items, values and end (runs end at 64 blocks, at 4 KiB and at the
+ * list's end); with block 130's Reserved not 0 (a diagnostic: not
+ * canonical, a run ends before it and the next begins after it); and with
+ * block 197's dwSize past the input (the plain walk's error, offset and
+ * items: the last run ends before it). */
+static void test_bulk_many_blocks(void)
+{
+    enum {
+        NB = 200,
+        GROUP = 336,
+        CAP = 600
+    };
+    static const size_t off[5] = {0, 16, 48, 112, 200}; /* five_types' blocks, from 48 */
+    static uint8_t one[384], b[48 + NB / 5 * GROUP];
+    static bulk_rec ra[CAP], rb[CAP];
+    size_t len = sizeof b, na, nb, ea, eb, j;
+    int a, c, pass, fn;
+
+    five_types(one);
+    for (pass = 0; pass < 3; pass++) {
+        memcpy(b, one, 48);
+        tl_put32le(b, (uint32_t)len);
+        tl_put32le(b + 4, NB);
+        for (j = 0; j < NB / 5; j++) memcpy(b + 48 + j * GROUP, one + 48, GROUP);
+        j = 48 + (130 / 5) * GROUP + off[130 % 5];
+        if (pass == 1) tl_put32le(b + j + 12, 1); /* Reserved */
+        j = 48 + (197 / 5) * GROUP + off[197 % 5];
+        if (pass == 2) tl_put32le(b + j + 8, 0x10000); /* dwSize */
+        a = bulk_recs(b, len, 0, 0, ra, CAP, &na, &ea);
+        TL_CHECK(pass == 2 ? a == PCQ_ERR_TRUNCATED && ea == j + 8 && na == 1 + 39 * 13 + 2
+                           : a == 0 && na == 521,
+                 "many blocks, pass %d: the plain walk %s at %zu, %zu items", pass, pcq_status_name(a), ea,
+                 na);
+        for (fn = 0; fn < 3; fn++) {
+            c = bulk_recs(b, len, PCQ_BULK, fn, rb, CAP, &nb, &eb);
+            bulk_same(pass, fn, a, ra, na, ea, c, rb, nb, eb);
+        }
+    }
 }
 
 /* PCQ_BULK reads a canonical block's _PERF_MULTI_COUNTERS and
@@ -845,29 +900,40 @@ static void test_bulk_blocks(void)
  * item too); and the Size of the last
  * instance of a run that ends the input (the same error), or of its first
  * (an error: the inline step has yielded that instance as its bytes read
- * inside the run, where the plain walk stops at it). */
+ * inside the run, where the plain walk stops at it); and, the blocks being
+ * checked as one run before the first one's item (brun_start), a later
+ * block's dwSize, dwType, dwInstances or _PERF_MULTI_COUNTERS.dwSize once
+ * an earlier block's header item is out (the same error). */
 static void test_bulk_blocks_changed(void)
 {
     static const struct {
         size_t block, field; /* field changes after the item at block (a header, a _PERF_MULTI_COUNTERS) */
         uint32_t value;
-        int same; /* the plain walk's error and offset (0: an error; an instance already yielded is not
+        int same;  /* the plain walk's error and offset (0: an error; an instance already yielded is not
                      taken back: the inline step reads an instance's bytes as they are, inside its run) */
-    } cases[8] = {{96, 116, 1000, 1},
-                  {160, 176, 0x10000, 1},
-                  {248, 264, 0x1000, 1},
-                  /* after the type 6 block's _PERF_MULTI_COUNTERS item (at 264): its
+    } cases[12] = {/* a block later in the run of blocks than the header item just out (the run checked it
+                    * before that item, and reads its fields again when it is next): the type 2 block's
+                    * dwSize past the input, the type 4 block's dwType not a type, its dwInstances one more,
+                    * the type 6 block's _PERF_MULTI_COUNTERS.dwSize past the input */
+                   {48, 104, 0x1000, 1},
+                   {64, 164, 7, 1},
+                   {48, 180, 3, 1},
+                   {48, 264, 0x1000, 1},
+                   {96, 116, 1000, 1},
+                   {160, 176, 0x10000, 1},
+                   {248, 264, 0x1000, 1},
+                   /* after the type 6 block's _PERF_MULTI_COUNTERS item (at 264): its
                    * _PERF_MULTI_INSTANCES' dwTotalSize past the input, its dwInstances one more */
-                  {264, 280, 0x1000, 1},
-                  {264, 284, 3, 1},
-                  /* its dwCounters 1 after its header item: a _PERF_MULTI_COUNTERS canonical again (dwSize
+                   {264, 280, 0x1000, 1},
+                   {264, 284, 3, 1},
+                   /* its dwCounters 1 after its header item: a _PERF_MULTI_COUNTERS canonical again (dwSize
                    * 16 fits one id), read as it is now; its instances then hold a value too many */
-                  {248, 268, 1, 0},
-                  /* the last instance of the input's last run 8 bytes longer: its values would pass the
+                   {248, 268, 1, 0},
+                   /* the last instance of the input's last run 8 bytes longer: its values would pass the
                    * input's end (the inline step's bound, pcq_walk_run_item_) */
-                  {248, 336, 24, 1},
-                  /* the first 8 bytes longer: the next one less than an instance from the run's end */
-                  {248, 288, 24, 0}};
+                   {248, 336, 24, 1},
+                   /* the first 8 bytes longer: the next one less than an instance from the run's end */
+                   {248, 288, 24, 0}};
     static uint8_t b[384];
     size_t len = five_types(b), k, n, err_at;
     pcq_walk w;
@@ -877,7 +943,7 @@ static void test_bulk_blocks_changed(void)
     uint64_t v[8];
     int pass, rc, plain;
 
-    for (k = 0; k < 8; k++)
+    for (k = 0; k < 12; k++)
         for (pass = 0; pass < 2; pass++) {
             uint8_t *h = (uint8_t *)malloc(len);
             if (!TL_CHECK(h != NULL, "malloc")) return;
@@ -1270,6 +1336,7 @@ int main(int argc, char **argv)
     test_bulk_edges();
     test_bulk_runs();
     test_bulk_blocks();
+    test_bulk_many_blocks();
     test_bulk_blocks_changed();
     test_read_ahead();
     test_read_ahead_end();
