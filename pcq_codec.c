@@ -2684,7 +2684,8 @@ static void bulk_value1(rd *r, frame *body, pcq_item *it)
 /* PCQ_BULK: a canonical block (what canonical_block accepts: nothing in it
  * can be an error or a diagnostic) needs no parser. A list's blocks are
  * checked so a run at a time (brun_start): up to BRUN_MAX blocks in
- * BRUN_BYTES, the first whatever its size but a block of instances only up
+ * BRUN_BYTES (AHEAD in a large input, where the run's checks run ahead of
+ * the items), the first whatever its size but a block of instances only up
  * to BULK_BLOCK_MAX (a larger one's instances go to bulk_step's runs, each
  * checked just before it is read). The run is then taken inline, read
  * again from L1 (pcq_walk_block_item_): each block's header item, its
@@ -2707,6 +2708,9 @@ static int brun_start(rd *r, const frame *f)
 {
     pcq_walk *w = r->w;
     size_t at = f->pos, lim = f->end < r->len ? f->end : r->len, size;
+    /* in a large input, a run no longer than the reading ahead: its checks, which run through it far
+     * faster than its items are then taken, would else reach lines not yet asked for (D19) */
+    size_t span = r->len < AHEAD_FROM || AHEAD > BRUN_BYTES ? BRUN_BYTES : AHEAD;
     uint32_t n, most = f->left < (uint32_t)BRUN_MAX ? f->left : (uint32_t)BRUN_MAX, type;
     if ((at & 7) || at > lim || !(f->flags & FL_COUNTED) || w->run || w->pend_at) return 0;
     for (n = 0; n < most && lim - at >= COUNTER_HEADER_SIZE; n++, at += size) {
@@ -2714,7 +2718,7 @@ static int brun_start(rd *r, const frame *f)
         size = ld32(p + COUNTER_HEADER_dwSize);
         type = ld32(p + COUNTER_HEADER_dwType);
         if (ld32(p + COUNTER_HEADER_Reserved) || (size & 7) || size < COUNTER_HEADER_SIZE ||
-            size > lim - at || (n && at + size - f->pos > BRUN_BYTES) ||
+            size > lim - at || (n && at + size - f->pos > span) ||
             (size > BULK_BLOCK_MAX && (type == PCQ_PERF_MULTI_INSTANCES || type == PCQ_PERF_COUNTERSET)) ||
             !(r->len < AHEAD_FROM ? canonical_block(r->b, at, size, type, 0, 0)
                                   : canonical_block(r->b, at, size, type, r->len, 1)))
