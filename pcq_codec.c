@@ -2710,7 +2710,7 @@ static int brun_start(rd *r, const frame *f)
     size_t at = f->pos, lim = f->end < r->len ? f->end : r->len, size;
     /* in a large input, a run no longer than the reading ahead: its checks, which run through it far
      * faster than its items are then taken, would else reach lines not yet asked for (D19) */
-    size_t span = r->len < AHEAD_FROM || AHEAD > BRUN_BYTES ? BRUN_BYTES : AHEAD;
+    size_t span = r->len < AHEAD_FROM || AHEAD > BRUN_BYTES ? (size_t)BRUN_BYTES : AHEAD;
     uint32_t n, most = f->left < (uint32_t)BRUN_MAX ? f->left : (uint32_t)BRUN_MAX, type;
     if ((at & 7) || at > lim || !(f->flags & FL_COUNTED) || w->run || w->pend_at) return 0;
     for (n = 0; n < most && lim - at >= COUNTER_HEADER_SIZE; n++, at += size) {
