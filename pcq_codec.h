@@ -1729,8 +1729,9 @@ PCQ_INLINE_ void pcq_walk_item_at_(pcq_walk *w, const uint8_t *b, pcq_item *it, 
 }
 
 /* PCQ_BULK: the next instance of a run the walk checked canonical as a
- * whole (a canonical block's instances, up to 4 KiB: bulk_block; else
- * bulk_step's, as many as fit 4 KiB: a few instructions a word), the
+ * whole (a canonical block's instances, up to 4 KiB: its run of blocks,
+ * pcq_walk_block_body_; else bulk_step's, as many as fit 4 KiB: a few
+ * instructions a word), the
  * item bulk_step would make of it, without a call: for a single pass over
  * blocks of small instances, where the call and its checks cost ~185
  * instructions a 48-byte instance. Its Size is read again, so it is held
@@ -1747,11 +1748,11 @@ PCQ_INLINE_ int pcq_walk_run_item_(pcq_walk *w, pcq_item *it)
 }
 
 /* PCQ_BULK: the _PERF_MULTI_COUNTERS of a canonical type 2 block, whose
- * header was the item before (bulk_block checked the block whole): the
+ * header was the item before (its run of blocks checked it whole): the
  * item bulk_multi_counters made through a call and the block's frame,
  * which cost a reply of such blocks ~150 instructions a block (the "multi"
- * shape). Its dwSize and dwCounters are read again: as bulk_block read
- * them, the item and its values (which follow its ids in the block, Figure
+ * shape). Its dwSize and dwCounters are read again: as the header's step
+ * read them (pcq_walk_block_body_), the item and its values (which follow its ids in the block, Figure
  * 7, checked) are the checked ones; changed since (a buffer shared with a
  * writer), 0, and pcq_walk_next gives the block's frame, whose steps read
  * them as they are now. */

@@ -637,7 +637,7 @@ static void test_bulk_runs(void)
 }
 
 /* The five block types in turn, canonical (each as PCQ_BULK takes a
- * canonical block whole: bulk_block), 384 bytes:
+ * canonical block whole: a run of blocks, brun_start), 384 bytes:
  *    48 type 0, its header only;
  *    64 type 1, one 8-byte value (record at 80);
  *    96 type 2, _PERF_MULTI_COUNTERS at 112 (ids 1, 2), values at 128, 144;
