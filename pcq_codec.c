@@ -2370,14 +2370,23 @@ static PCQ_FORCE_INLINE int canonical_block(const uint8_t *b, size_t at, size_t 
     return type == PCQ_PERF_ERROR_RETURN && size == COUNTER_HEADER_SIZE;
 }
 
+/* w, a block header's dwSize and Reserved (one load), as a canonical
+ * block has them: Reserved 0, dwSize a multiple of 8. The first look of
+ * every test of a block's header below; dwSize's range is the caller's. */
+static PCQ_INLINE int canonical_size_word(uint64_t w)
+{
+    return !(w & ~(uint64_t)0xFFFFFFF8u);
+}
+
 /* A canonical block, header and body, at `at` (8-aligned) inside [at, lim),
  * lim - at >= 16; w is its dwSize and Reserved (Reserved 0, dwSize a
- * multiple of 8 from 16 to what is left). */
-static PCQ_FORCE_INLINE int canonical_block_at(const uint8_t *b, size_t at, size_t lim, uint64_t w)
+ * multiple of 8 from 16 to what is left). `ahead` (a constant): reading
+ * ahead in an input of len bytes, at least AHEAD_FROM (canonical_block). */
+static PCQ_FORCE_INLINE int canonical_block_at(const uint8_t *b, size_t at, size_t lim, uint64_t w,
+                                               size_t len, int ahead)
 {
-    return !(w & ~(uint64_t)0xFFFFFFF8u) &&
-           (uint32_t)w - COUNTER_HEADER_SIZE <= lim - at - COUNTER_HEADER_SIZE &&
-           canonical_block(b, at, (uint32_t)w, ld32(b + at + COUNTER_HEADER_dwType), lim, 0);
+    return canonical_size_word(w) && (uint32_t)w - COUNTER_HEADER_SIZE <= lim - at - COUNTER_HEADER_SIZE &&
+           canonical_block(b, at, (uint32_t)w, ld32(b + at + COUNTER_HEADER_dwType), len, ahead);
 }
 
 /* Up to *n canonical blocks from `at` inside [at, lim): where they end; *n
@@ -2386,7 +2395,7 @@ static size_t canonical_blocks(const uint8_t *b, size_t at, size_t lim, uint32_t
 {
     uint64_t w;
     for (; *n > 0 && lim - at >= COUNTER_HEADER_SIZE &&
-           canonical_block_at(b, at, lim, w = ld64(b + at + COUNTER_HEADER_dwSize));
+           canonical_block_at(b, at, lim, w = ld64(b + at + COUNTER_HEADER_dwSize), 0, 0);
          --*n)
         at += (uint32_t)w;
     return at;
@@ -2410,7 +2419,7 @@ static PCQ_FORCE_INLINE int canonical_data_at(const uint8_t *b, size_t len, int 
         uint64_t w = ld64(b + at + COUNTER_HEADER_dwSize); /* dwSize and Reserved: Reserved 0, dwSize a
                                                              multiple of 8, 16 or more (below wraps) */
         size_t size = (size_t)w; /* when the test below passes, w's upper half (Reserved) is 0 */
-        if ((w & ~(uint64_t)0xFFFFFFF8u) || take(&slack, size - COUNTER_HEADER_SIZE) ||
+        if (!canonical_size_word(w) || take(&slack, size - COUNTER_HEADER_SIZE) ||
             !canonical_block(b, at, size, ld32(b + at + COUNTER_HEADER_dwType), len, ahead))
             return 0;
         at += size;
@@ -2702,6 +2711,17 @@ enum {
     BRUN_BYTES = 4096
 };
 
+/* A first look at the block header at `at` (frame_more said a block
+ * starts there): 8-aligned, its 16 bytes inside the input, its dwSize and
+ * Reserved as a canonical block has them. Cheap enough for every block a
+ * walk steps: the checks of a run (brun_item) or a pass (pass_worth) are
+ * made only behind it. */
+static PCQ_INLINE int header_looks_canonical(const rd *r, size_t at)
+{
+    return !(at & 7) && r->len - at >= COUNTER_HEADER_SIZE &&
+           canonical_size_word(ld64(r->b + at + COUNTER_HEADER_dwSize));
+}
+
 /* A run of canonical blocks from the list f's position, for the inline
  * step: 1 when it has one or more. */
 static int brun_start(rd *r, const frame *f)
@@ -2712,16 +2732,17 @@ static int brun_start(rd *r, const frame *f)
      * faster than its items are then taken, would else reach lines not yet asked for (D19) */
     size_t span = r->len < AHEAD_FROM || AHEAD > BRUN_BYTES ? (size_t)BRUN_BYTES : AHEAD;
     uint32_t n, most = f->left < (uint32_t)BRUN_MAX ? f->left : (uint32_t)BRUN_MAX, type;
+    uint64_t sw;
     if ((at & 7) || at > lim || !(f->flags & FL_COUNTED) || w->run || w->pend_at) return 0;
     for (n = 0; n < most && lim - at >= COUNTER_HEADER_SIZE; n++, at += size) {
-        const uint8_t *p = r->b + at;
-        size = ld32(p + COUNTER_HEADER_dwSize);
-        type = ld32(p + COUNTER_HEADER_dwType);
-        if (ld32(p + COUNTER_HEADER_Reserved) || (size & 7) || size < COUNTER_HEADER_SIZE ||
-            size > lim - at || (n && at + size - f->pos > span) ||
+        sw = ld64(r->b + at + COUNTER_HEADER_dwSize);
+        size = (uint32_t)sw;
+        type = ld32(r->b + at + COUNTER_HEADER_dwType);
+        /* after the first, inside the span (the first may be longer) */
+        if ((n && (at - f->pos > span || size > span - (at - f->pos))) ||
             (size > BULK_BLOCK_MAX && (type == PCQ_PERF_MULTI_INSTANCES || type == PCQ_PERF_COUNTERSET)) ||
-            !(r->len < AHEAD_FROM ? canonical_block(r->b, at, size, type, 0, 0)
-                                  : canonical_block(r->b, at, size, type, r->len, 1)))
+            !(r->len < AHEAD_FROM ? canonical_block_at(r->b, at, lim, sw, 0, 0)
+                                  : canonical_block_at(r->b, at, lim, sw, r->len, 1)))
             break;
     }
     if (n == 0) return 0;
@@ -2807,16 +2828,13 @@ static PCQ_NOINLINE int brun_first(rd *r, const frame *f, pcq_item *it)
     return 0;        /* LCOV_EXCL_LINE */
 }
 
-/* The same, after a first look at the block's dwSize and Reserved (as
- * pass_worth's; frame_more said the block starts inside the input): blocks
+/* The same, after a first look at the block's header (header_looks_canonical;
+ * frame_more said the block starts inside the input): blocks
  * of 16 bytes each with a diagnostic paid brun_first's registers and tests,
  * ~25 instructions a block more than this look (diag-storm, PCQ_BULK). */
 static PCQ_INLINE int brun_item(rd *r, const frame *f, pcq_item *it)
 {
-    size_t at = f->pos;
-    if ((at & 7) || r->len - at < COUNTER_HEADER_SIZE ||
-        (ld64(r->b + at + COUNTER_HEADER_dwSize) & ~(uint64_t)0xFFFFFFF8u))
-        return 0;
+    if (!header_looks_canonical(r, f->pos)) return 0;
     return brun_first(r, f, it);
 }
 
@@ -2963,8 +2981,7 @@ static PCQ_NOINLINE int pass_blocks(rd *r, frame *f)
 static PCQ_INLINE int pass_worth(const rd *r, const frame *f)
 {
     size_t at = f->pos;
-    return at < r->w->aux[0] || (!(at & 7) && at != r->w->aux[0] && r->len - at >= COUNTER_HEADER_SIZE &&
-                                 !(ld64(r->b + at + COUNTER_HEADER_dwSize) & ~(uint64_t)0xFFFFFFF8u));
+    return at < r->w->aux[0] || (at != r->w->aux[0] && header_looks_canonical(r, at));
 }
 
 /* A block's header, checked field by field; its body becomes a frame of
