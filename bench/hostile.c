@@ -667,6 +667,8 @@ static uint8_t *instances_buf(uint32_t n, int reversed, int one_name, uint32_t e
         int len16, j;
         i = reversed ? n - 1 - k : k;
         len16 = one_name ? snprintf(text, sizeof text, "x") : snprintf(text, sizeof text, "i%u", (unsigned)i);
+        /* never ("i" and at most 10 digits): for gcc -O3's -Wstringop-overflow, which cannot tell */
+        if (len16 < 0 || len16 >= (int)sizeof text) len16 = 0;
         for (j = 0; j < len16; j++) {
             name[2 * j] = (uint8_t)text[j];
             name[2 * j + 1] = 0;
