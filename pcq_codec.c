@@ -2701,14 +2701,15 @@ static void bulk_value1(rd *r, frame *body, pcq_item *it)
  * body's items (pcq_walk_pend_item_), its instances as a run. No frame is
  * made for a block or its instances while the run goes on; brun_stop
  * brings the list's frame up to date and makes the last block's instances'
- * when pcq_walk_next is called and cannot go on with it. A single pass over
+ * when pcq_walk_next is called and cannot go on with it (none when they
+ * ended with the run: brun_next goes to the next block). A single pass over
  * blocks of a few instances each (the bench's mix) spent ~450 instructions
  * an item on the parsers and frames, then ~240 a block on the calls, frames
  * and checks of one block at a time (bulk_block, 0.2.0's development). */
 enum {
     BULK_BLOCK_MAX = 4096,
     BRUN_MAX = 64,
-    BRUN_BYTES = 4096
+    BRUN_BYTES = 4096 /* at most BULK_BLOCK_MAX (brun_start) */
 };
 
 /* A first look at the block header at `at` (frame_more said a block
@@ -2727,23 +2728,32 @@ static PCQ_INLINE int header_looks_canonical(const rd *r, size_t at)
 static int brun_start(rd *r, const frame *f)
 {
     pcq_walk *w = r->w;
-    size_t at = f->pos, lim = f->end < r->len ? f->end : r->len, size;
+    const uint8_t *b = r->b;
+    size_t at = f->pos, len = r->len, lim = f->end < len ? f->end : len, size, ext;
     /* in a large input, a run no longer than the reading ahead: its checks, which run through it far
-     * faster than its items are then taken, would else reach lines not yet asked for (D19) */
-    size_t span = r->len < AHEAD_FROM || AHEAD > BRUN_BYTES ? (size_t)BRUN_BYTES : AHEAD;
+     * faster than its items are then taken, would else reach lines not yet asked for (D19); never
+     * longer than BULK_BLOCK_MAX, so that the blocks after the first need no test of their own */
+    size_t span = len < AHEAD_FROM || AHEAD > BRUN_BYTES ? (size_t)BRUN_BYTES : AHEAD;
     uint32_t n, most = f->left < (uint32_t)BRUN_MAX ? f->left : (uint32_t)BRUN_MAX, type;
     uint64_t sw;
     if ((at & 7) || at > lim || !(f->flags & FL_COUNTED) || w->run || w->pend_at) return 0;
     for (n = 0; n < most && lim - at >= COUNTER_HEADER_SIZE; n++, at += size) {
-        sw = ld64(r->b + at + COUNTER_HEADER_dwSize);
+        sw = ld64(b + at + COUNTER_HEADER_dwSize);
         size = (uint32_t)sw;
-        type = ld32(r->b + at + COUNTER_HEADER_dwType);
-        /* after the first, inside the span (the first may be longer) */
-        if ((n && (at - f->pos > span || size > span - (at - f->pos))) ||
-            (size > BULK_BLOCK_MAX && (type == PCQ_PERF_MULTI_INSTANCES || type == PCQ_PERF_COUNTERSET)) ||
-            !(r->len < AHEAD_FROM ? canonical_block_at(r->b, at, lim, sw, 0, 0)
-                                  : canonical_block_at(r->b, at, lim, sw, r->len, 1)))
+        if (!n && size > BULK_BLOCK_MAX) { /* its instances go to bulk_step's runs */
+            type = ld32(b + at + COUNTER_HEADER_dwType);
+            if (type == PCQ_PERF_MULTI_INSTANCES || type == PCQ_PERF_COUNTERSET) break;
+        }
+        if (!(len < AHEAD_FROM ? canonical_block_at(b, at, lim, sw, 0, 0)
+                               : canonical_block_at(b, at, lim, sw, len, 1)))
             break;
+        /* the first block whatever its size, the others inside the span (none after a longer first):
+         * lim is then where the span ends, if before (one test a block, where a test of the span
+         * was a second); the first fits lim (size <= lim - at), so at + ext < lim does not wrap */
+        if (!n) {
+            ext = size > span ? size : span;
+            if (lim - at > ext) lim = at + ext;
+        }
     }
     if (n == 0) return 0;
     w->brun = n;
@@ -3679,10 +3689,24 @@ static PCQ_NOINLINE int pend_next(pcq_walk *w, pcq_item *it)
 
 /* A run of blocks is on (brun_on): its next item as the inline step takes
  * it, for a caller of the function itself; else the run ends, its frames
- * made, and the walk goes on from them. Out of line, as pend_next. */
+ * made, and the walk goes on from them. Out of line, as pend_next. When
+ * the run ends with its last block, whose instances (if any) were all
+ * taken and end where the block does (bulk_done's test, on the same
+ * fields), the list's next block comes straight from blocks_step: making
+ * the instances' frame only for bulk_done to pop it cost a run ~130
+ * instructions (at 256 MiB, where a run is up to PCQ_AHEAD bytes, mix has
+ * a run a group). */
 static PCQ_NOINLINE int brun_next(pcq_walk *w, pcq_item *it)
 {
+    frame *f = &w->frames[w->nframes - 1]; /* the list of blocks: no frame is made while a run is on */
     if (w->run ? pcq_walk_run_item_(w, it) : w->brun && pcq_walk_block_item_(w, it)) return 1;
+    if (!w->run && !w->brun && f->kind == FR_BLOCKS &&
+        (!w->brun_mi || pcq_list_end_ok_(w->run_pos, w->pend_end, w->len))) {
+        w->brun_mi = 0; /* no frame for its instances */
+        w->run_on = 0;
+        brun_stop(w);
+        return blocks_step(w, f, it);
+    }
     brun_stop(w);
     return pcq_walk_next(w, it);
 }
