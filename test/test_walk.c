@@ -909,35 +909,35 @@ static void test_bulk_blocks_changed(void)
     static const struct {
         size_t block, field; /* field changes after the item at block (a header, a _PERF_MULTI_COUNTERS) */
         uint32_t value;
-        int same;  /* the plain walk's error and offset (0: an error; an instance already yielded is not
+        int same; /* the plain walk's error and offset (0: an error; an instance already yielded is not
                      taken back: the inline step reads an instance's bytes as they are, inside its run) */
-    } cases[13] = {/* a block later in the run of blocks than the header item just out (the run checked it
+    } cases[] = { /* a block later in the run of blocks than the header item just out (the run checked it
                     * before that item, and reads its fields again when it is next): the type 2 block's
                     * dwSize past the input, the type 4 block's dwType not a type, its dwInstances one more,
                     * the type 6 block's _PERF_MULTI_COUNTERS.dwSize past the input */
-                   {48, 104, 0x1000, 1},
-                   {64, 164, 7, 1},
-                   {48, 180, 3, 1},
-                   {48, 264, 0x1000, 1},
-                   {96, 116, 1000, 1},
-                   {160, 176, 0x10000, 1},
-                   {248, 264, 0x1000, 1},
-                   /* after the type 6 block's _PERF_MULTI_COUNTERS item (at 264): its
+                 {48, 104, 0x1000, 1},
+                 {64, 164, 7, 1},
+                 {48, 180, 3, 1},
+                 {48, 264, 0x1000, 1},
+                 {96, 116, 1000, 1},
+                 {160, 176, 0x10000, 1},
+                 {248, 264, 0x1000, 1},
+                 /* after the type 6 block's _PERF_MULTI_COUNTERS item (at 264): its
                    * _PERF_MULTI_INSTANCES' dwTotalSize past the input, its dwInstances one more */
-                   {264, 280, 0x1000, 1},
-                   {264, 284, 3, 1},
-                   /* its dwCounters 1 after its header item: a _PERF_MULTI_COUNTERS canonical again (dwSize
+                 {264, 280, 0x1000, 1},
+                 {264, 284, 3, 1},
+                 /* its dwCounters 1 after its header item: a _PERF_MULTI_COUNTERS canonical again (dwSize
                    * 16 fits one id), read as it is now; its instances then hold a value too many */
-                   {248, 268, 1, 0},
-                   /* the last instance of the input's last run 8 bytes longer: its values would pass the
+                 {248, 268, 1, 0},
+                 /* the last instance of the input's last run 8 bytes longer: its values would pass the
                    * input's end (the inline step's bound, pcq_walk_run_item_) */
-                   {248, 336, 24, 1},
-                   /* the first 8 bytes longer: the next one less than an instance from the run's end */
-                   {248, 288, 24, 0},
-                   /* the type 6 block, the run's last, one instance fewer before its header item: its
+                 {248, 336, 24, 1},
+                 /* the first 8 bytes longer: the next one less than an instance from the run's end */
+                 {248, 288, 24, 0},
+                 /* the type 6 block, the run's last, one instance fewer before its header item: its
                     * run takes one and ends 48 bytes before the block, which the run's end must not
                     * take for the block's end (brun_next: the plain walk's error) */
-                   {48, 284, 1, 1}};
+                 {48, 284, 1, 1}};
     static uint8_t b[384];
     size_t len = five_types(b), k, n, err_at;
     pcq_walk w;
@@ -947,7 +947,7 @@ static void test_bulk_blocks_changed(void)
     uint64_t v[8];
     int pass, rc, plain;
 
-    for (k = 0; k < 13; k++)
+    for (k = 0; k < sizeof cases / sizeof cases[0]; k++)
         for (pass = 0; pass < 2; pass++) {
             uint8_t *h = (uint8_t *)malloc(len);
             if (!TL_CHECK(h != NULL, "malloc")) return;
