@@ -13,6 +13,10 @@
  * the decoders' results in short (fz_digest_value), to compare builds.
  */
 #define _POSIX_C_SOURCE 200809L
+/* 64-bit inode numbers and offsets in readdir() and stat() on 32-bit hosts:
+ * without it they fail with EOVERFLOW on file systems whose inode numbers
+ * pass 2^32 (seen under qemu-i386 on ext4), and a listing ends early. */
+#define _FILE_OFFSET_BITS 64
 #include <dirent.h>
 #include <errno.h>
 #include <stdint.h>
@@ -86,7 +90,8 @@ static int run_path(const char *path)
         fprintf(stderr, "replay: %s: %s\n", path, strerror(errno));
         return 1;
     }
-    while ((ent = readdir(d)) != NULL) {
+    /* errno tells a listing that failed from one that ended (POSIX readdir). */
+    while ((errno = 0, ent = readdir(d)) != NULL) {
         char *full;
         size_t n;
         if (ent->d_name[0] == '.') continue; /* ., .., .gitkeep */
@@ -96,6 +101,10 @@ static int run_path(const char *path)
         snprintf(full, n, "%s/%s", path, ent->d_name);
         if (stat(full, &st) == 0 && S_ISREG(st.st_mode)) bad |= run_file(full);
         free(full);
+    }
+    if (errno != 0) {
+        fprintf(stderr, "replay: %s: %s\n", path, strerror(errno));
+        bad = 1;
     }
     closedir(d);
     return bad;

@@ -27,7 +27,11 @@
  * Prints one line per failure and `N passed, N failed`; exits 1 on failure.
  */
 #define _POSIX_C_SOURCE 200809L
-#define _DEFAULT_SOURCE 1 /* MAP_ANONYMOUS on glibc */
+/* 64-bit inode numbers and offsets in readdir() and stat() on 32-bit hosts:
+ * without it they fail with EOVERFLOW on file systems whose inode numbers
+ * pass 2^32 (seen under qemu-i386 on ext4), and a listing ends early. */
+#define _FILE_OFFSET_BITS 64
+#define _DEFAULT_SOURCE   1 /* MAP_ANONYMOUS on glibc */
 
 #include "pcq_codec.h"
 #include "hexread.h"
@@ -36,6 +40,7 @@
 #include "testlib.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -1098,7 +1103,8 @@ static void find_vectors(const char *root, vec_list *list, int argc, char **argv
         tl_fail("%s: cannot open the vectors directory", root);
         return;
     }
-    while ((e = readdir(d)) != NULL) {
+    /* errno tells a listing that failed from one that ended (POSIX readdir). */
+    while ((errno = 0, e = readdir(d)) != NULL) {
         char *dir;
         struct stat sb;
         int kind;
@@ -1116,7 +1122,8 @@ static void find_vectors(const char *root, vec_list *list, int argc, char **argv
             continue;
         }
         k = opendir(dir);
-        while (k && (f = readdir(k)) != NULL) {
+        if (!k) tl_fail("%s: cannot open: %s", dir, strerror(errno));
+        while (k && (errno = 0, f = readdir(k)) != NULL) {
             char *path;
             if (f->d_name[0] == '.') continue;
             path = join(dir, f->d_name);
@@ -1159,9 +1166,11 @@ static void find_vectors(const char *root, vec_list *list, int argc, char **argv
                 free(path);
             }
         }
+        if (k && errno != 0) tl_fail("%s: listing failed: %s", dir, strerror(errno));
         if (k) closedir(k);
         free(dir);
     }
+    if (errno != 0) tl_fail("%s: listing failed: %s", root, strerror(errno));
     closedir(d);
     if (list->n > 1) qsort(list->v, list->n, sizeof *list->v, cmp_vector);
 }
