@@ -13,9 +13,10 @@
  * the decoders' results in short (fz_digest_value), to compare builds.
  */
 #define _POSIX_C_SOURCE 200809L
-/* 64-bit inode numbers and offsets in readdir() and stat() on 32-bit hosts:
- * without it they fail with EOVERFLOW on file systems whose inode numbers
- * pass 2^32 (seen under qemu-i386 on ext4), and a listing ends early. */
+/* 64-bit inode numbers and directory offsets in readdir() and stat() on
+ * 32-bit hosts. Without it readdir() fails with EOVERFLOW where a value does
+ * not fit in 32 bits: under qemu-i386 ext4 sees a 64-bit process and gives
+ * its hashed directories 64-bit offsets, and a listing ends early. */
 #define _FILE_OFFSET_BITS 64
 #include <dirent.h>
 #include <errno.h>
