@@ -1834,6 +1834,29 @@ static void test_utf16_to_utf8(void)
     }
     TL_CHECK(bad > 100 && pairs > 100, "the texts had lone surrogates (%zu) and pairs (%zu)", bad, pairs);
     TL_CHECK(pcq_utf16_to_utf8(NULL, 4, got, sizeof got, NULL) == 0 && got[0] == 0, "NULL source");
+    /* Texts of 0 to 3 units (and an odd byte), which the inline conversion
+     * takes by their first, middle and last unit: every unit of each, in
+     * turn, of every kind above and U+0000, the others ASCII, at every cap. */
+    for (len = 0; len <= 7; len++) {
+        for (i = 0; i < len / 2 * 9 + 1; i++) {
+            for (r = 0; r < 8; r++) src[r] = (uint8_t)(r % 2 ? 0 : '0' + r);
+            if (len >= 2) {
+                u = i % 9 == 8 ? 0 : kinds[i % 9];
+                src[2 * (i / 9 % (len / 2))] = (uint8_t)u;
+                src[2 * (i / 9 % (len / 2)) + 1] = (uint8_t)(u >> 8);
+            }
+            for (cap = 0; cap <= 6; cap++) {
+                memset(got, 0x55, sizeof got);
+                memset(want, 0x55, sizeof want);
+                ng = pcq_utf16_to_utf8(src, len, got, cap, &rg);
+                nw = ref_utf16_to_utf8(src, len, want, cap, &rw);
+                if (!TL_CHECK(ng == nw && rg == rw && memcmp(got, want, sizeof got) == 0,
+                              "%zu bytes, unit %zu of kind %zu, cap %zu: %zu %zu", len,
+                              len >= 2 ? i / 9 % (len / 2) : 0, i % 9, cap, ng, nw))
+                    return;
+            }
+        }
+    }
 }
 
 int main(void)
