@@ -249,7 +249,8 @@ static size_t put_uint(char *out, size_t len, unsigned v, unsigned width)
 
 /* Instance name i of n: "group,cpu" for procinfo, 8-40 characters for
  * process, "thread_NNNN" (11 characters: 48-byte instances; another stem
- * with BENCH_NAME_STEM) for small and mix, "pool_NNNNN" for wide. */
+ * with BENCH_NAME_STEM, fewer digits with BENCH_NAME_DIGITS) for small and
+ * mix, "pool_NNNNN" for wide. */
 static size_t make_name(const bench_shape *s, uint32_t i, uint32_t n, uint64_t *rng, char *out)
 {
     size_t len;
@@ -261,7 +262,12 @@ static size_t make_name(const bench_shape *s, uint32_t i, uint32_t n, uint64_t *
         return put_uint(out, len, i % 64, 1);
     }
     if (s->layout == BENCH_INSTANCES || s->layout == BENCH_MIX)
-        return put_uint(out, strlen(strcpy(out, BENCH_NAME_STEM)), i % 10000, 4);
+        return put_uint(out, strlen(strcpy(out, BENCH_NAME_STEM)),
+                        i % (BENCH_NAME_DIGITS == 1   ? 10u
+                             : BENCH_NAME_DIGITS == 2 ? 100u
+                             : BENCH_NAME_DIGITS == 3 ? 1000u
+                                                      : 10000u),
+                        BENCH_NAME_DIGITS);
     if (s->layout == BENCH_SET && s->ncounters == 20)
         return put_uint(out, strlen(strcpy(out, "pool_")), i, 5);
     {

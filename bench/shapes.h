@@ -48,7 +48,10 @@ enum {
 #define BENCH_MIX_INST 8 /* instances of the type 4 and 6 blocks of a mix group */
 #endif
 #ifndef BENCH_NAME_STEM           /* -D for the name lengths of bench/RESULTS.md (mk/bench.mk) */
-#define BENCH_NAME_STEM "thread_" /* small's and mix's names: the stem, then 4 digits */
+#define BENCH_NAME_STEM "thread_" /* small's and mix's names: the stem, then BENCH_NAME_DIGITS digits */
+#endif
+#ifndef BENCH_NAME_DIGITS   /* -D (1 to 4) with an empty stem for names of 1 to 3 characters */
+#define BENCH_NAME_DIGITS 4 /* the instance's index modulo 10^digits */
 #endif
 
 typedef struct bench_shape {

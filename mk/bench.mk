@@ -19,6 +19,7 @@
 # BENCH_BIN=build/bench/pcq_bench_mix32 (then pcq_bench_mix32 --cg OP --shape mix).
 # The small and mix shapes' names are "thread_NNNN"; another stem, for the name lengths
 # of bench/RESULTS.md: BENCH_CFLAGS="-std=c99 -O2 -gdwarf-4 -DBENCH_NAME_STEM='\"t\"'".
+# Names of 1 to 3 characters ("0" to "999"): -DBENCH_NAME_STEM='\"\"' -DBENCH_NAME_DIGITS=3.
 
 # Whatever the including Makefile's default goal is, this file does not change it.
 BENCH_SAVED_GOAL := $(.DEFAULT_GOAL)
