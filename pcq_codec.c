@@ -853,12 +853,19 @@ static uint64_t field_at(const pcq_field *f, const uint8_t *p)
     }
 }
 
+/* 1 when f is a fixed field whose size is its type's, the only fields whose
+ * bytes the accessors read: a field a caller made with a U64 type and a size
+ * of 2 must not make them read 8 bytes where 2 were checked. */
+static int fixed_field_ok(const pcq_field *f)
+{
+    static const uint8_t sizes[] = {0, 2, 4, 4, 8, 16}; /* by pcq_field_type, to PCQ_FT_GUID */
+    return f->type < sizeof sizes && f->size != 0 && f->size == sizes[f->type];
+}
+
 int pcq_field_get(const pcq_field *f, const void *buf, size_t len, size_t at, uint64_t *v)
 {
     const uint8_t *b = (const uint8_t *)buf;
-    if (!f || !v || (!b && len)) return PCQ_ERR_INVALID_ARG;
-    if (f->type != PCQ_FT_U16 && f->type != PCQ_FT_U32 && f->type != PCQ_FT_I32 && f->type != PCQ_FT_U64)
-        return PCQ_ERR_INVALID_ARG;
+    if (!f || !v || (!b && len) || f->type == PCQ_FT_GUID || !fixed_field_ok(f)) return PCQ_ERR_INVALID_ARG;
     if (at > len || f->offset > len - at || f->size > len - at - f->offset) return PCQ_ERR_TRUNCATED;
     *v = field_at(f, b + at + f->offset);
     return PCQ_OK;
@@ -914,24 +921,26 @@ int pcq_item_is_element(const pcq_item *it, pcq_kind kind)
 int pcq_item_field(const pcq_item *it, const pcq_field *f, const void *buf, size_t len, pcq_field_value *out)
 {
     const uint8_t *b = (const uint8_t *)buf;
-    uint64_t v;
+    size_t end;
     if (!out) return PCQ_V_NONE;
     memset(out, 0, sizeof *out);
     if (!it || !f || (!b && len)) return PCQ_V_NONE;
     if (f->size == 0) return it->partial ? PCQ_V_NONE : variable_field(it, f, out);
-    if ((size_t)f->offset + f->size > it->size || it->offset > len ||
-        (size_t)f->offset + f->size > len - it->offset)
-        return PCQ_V_NONE;
+    end = (size_t)f->offset + f->size; /* both small: no overflow */
+    if (!fixed_field_ok(f) || end > it->size || it->offset > len || end > len - it->offset) return PCQ_V_NONE;
+    /* Read here, not through pcq_field_get: tools call this for every field
+     * of every item, and its checks again cost more than the read (D11, "A caller
+     * that reads every field"). */
     out->offset = it->offset + f->offset;
-    if (f->type == PCQ_FT_GUID) {
-        read_guid_at(b + it->offset + f->offset, &out->guid);
-        return out->kind = PCQ_V_GUID;
+    b += out->offset;
+    switch (f->type) {
+    case PCQ_FT_GUID: read_guid_at(b, &out->guid); return out->kind = PCQ_V_GUID;
+    case PCQ_FT_I32:
+        out->i = to_i32(ld32(b));
+        out->u = (uint64_t)out->i; /* as pcq_field_get: sign-extended */
+        return out->kind = PCQ_V_SIGNED;
+    default: out->u = field_at(f, b); return out->kind = PCQ_V_UNSIGNED;
     }
-    pcq_field_get(f, b, len, it->offset, &v);
-    out->u = v;
-    if (f->type != PCQ_FT_I32) return out->kind = PCQ_V_UNSIGNED;
-    out->i = to_i32((uint32_t)v);
-    return out->kind = PCQ_V_SIGNED;
 }
 
 /* ======================================================================== */

@@ -470,7 +470,8 @@ PCQ_API const pcq_struct_info *pcq_struct_info_of(int type);
 /* Reads the numeric field f (U16, U32, I32 sign-extended to 64 bits in two's
  * complement, U64) of the structure that starts at `at` in buf. PCQ_OK;
  * PCQ_ERR_TRUNCATED when its bytes are not all inside [buf, buf + len);
- * PCQ_ERR_INVALID_ARG for a field that is not numeric. */
+ * PCQ_ERR_INVALID_ARG for a field that is not numeric, or whose size is not
+ * its type's (a field made by the caller: the layout's always match). */
 PCQ_API int pcq_field_get(const pcq_field *f, const void *buf, size_t len, size_t at, uint64_t *v);
 /* The name of a field's value where it has one (counter and block types,
  * Win32 codes, levels, ...; "none" / "wildcard" / "absent" for an ID shown
@@ -888,8 +889,9 @@ typedef struct pcq_field_value {
 
 /* Field f (of the structure type of it) of an item that pcq_walk_next gave
  * for the bytes buf, len: a fixed field from its bytes, when they lie in the
- * item's first it->size bytes; a variable part from the item (never for a
- * partial one). Fills *out and returns its kind. */
+ * item's first it->size bytes and its size is its type's; a variable part
+ * from the item (never for a partial one). Fills *out (zero but for the
+ * kind's member and offset) and returns its kind. */
 PCQ_API int pcq_item_field(const pcq_item *it, const pcq_field *f, const void *buf, size_t len,
                            pcq_field_value *out);
 

@@ -108,6 +108,22 @@ static void test_field_get(void)
              "NULL arguments");
     TL_CHECK(pcq_field_get(scale, NULL, 0, 0, &v) == PCQ_ERR_TRUNCATED,
              "no bytes at all: the field is past the end");
+    {
+        /* A field a caller made, whose type reads more bytes than its size
+         * says: it was read whole (8 bytes where 2 were checked, past the
+         * end of the 2 bytes given: ASan saw it). */
+        uint8_t two[2] = {1, 2};
+        pcq_field bad = *year;
+        bad.offset = 0;
+        bad.type = PCQ_FT_U64;
+        TL_CHECK(pcq_field_get(&bad, two, sizeof two, 0, &v) == PCQ_ERR_INVALID_ARG,
+                 "a U64 field of 2 bytes is refused, not read");
+        bad.type = 200;
+        TL_CHECK(pcq_field_get(&bad, two, sizeof two, 0, &v) == PCQ_ERR_INVALID_ARG, "an unknown type");
+        bad.type = PCQ_FT_U16;
+        TL_CHECK(pcq_field_get(&bad, two, sizeof two, 0, &v) == PCQ_OK && v == 0x0201,
+                 "made right, it reads");
+    }
 }
 
 static void test_value_names(void)
@@ -168,6 +184,31 @@ static void test_item_field(void)
     TL_CHECK(pcq_item_field(&it, &s->fields[2], NULL, 0, &v) == PCQ_V_TEXT && v.bytes.ptr == inst + 8 &&
                  v.bytes.len == 4,
              "no bytes, the name from the item");
+    {
+        /* Fields a caller made from InstanceId: read by their type, and
+         * refused when the type reads more than the size (a U64 of 4 bytes
+         * at 12 read 4 bytes past the 16 given: ASan saw it). */
+        static const uint8_t neg[16] = {16, 0, 0, 0, 0xFE, 0xFF, 0xFF, 0xFF, 0, 0, 0, 0, 0, 0, 0, 0};
+        pcq_field f = s->fields[1];
+        pcq_item n = it;
+        f.type = PCQ_FT_I32;
+        n.offset = 0;
+        TL_CHECK(pcq_item_field(&n, &f, neg, sizeof neg, &v) == PCQ_V_SIGNED && v.i == -2 &&
+                     v.u == (uint64_t)0 - 2 && v.offset == 4,
+                 "an I32 read signed: %lld", (long long)v.i);
+        f.offset = 12;
+        f.type = PCQ_FT_U64;
+        TL_CHECK(pcq_item_field(&n, &f, neg, sizeof neg, &v) == PCQ_V_NONE && v.u == 0 && v.offset == 0,
+                 "a U64 field of 4 bytes is refused, not read");
+        f.type = 0;
+        TL_CHECK(pcq_item_field(&n, &f, neg, sizeof neg, &v) == PCQ_V_NONE, "no type");
+        f.offset = 0;
+        f.size = 16;
+        f.type = PCQ_FT_GUID;
+        TL_CHECK(pcq_item_field(&n, &f, neg, sizeof neg, &v) == PCQ_V_GUID && v.guid.data1 == 16 &&
+                     v.guid.data2 == 0xFFFE,
+                 "16 bytes read as a GUID");
+    }
     it.partial = 1;
     TL_CHECK(pcq_item_field(&it, &s->fields[2], inst, sizeof inst, &v) == PCQ_V_NONE,
              "no name from a partial item");
