@@ -67,10 +67,12 @@ enum {
     M_WALK = 8,
     M_BULK = 16,
     M_COOK = 32,
-    M_ITER = 64
+    M_ITER = 64,
+    M_FIELDS = 128
 };
-static const char *const mode_names[] = {"decode", "diags", "strict", "walk", "bulk", "cook", "iter"};
-#define NMODES 7
+static const char *const mode_names[] = {"decode", "diags", "strict", "walk",
+                                         "bulk",   "cook",  "iter",   "fields"};
+#define NMODES 8
 
 /* One case at one size: its buffers, and what each mode must return. */
 typedef struct hcase {
@@ -1281,6 +1283,27 @@ static int iter_kind(hcase *h)
     return rc < 0 ? rc : PCQ_OK;
 }
 
+/* The README's first example less its printf: the step-by-step walk with no
+ * options, every field of every item read from the layout. Beside the goal:
+ * the fields are the caller's reads (bench/RESULTS.md, "Hostile inputs"). */
+static int fields_walk(hcase *h)
+{
+    pcq_walk w;
+    pcq_item it;
+    pcq_field_value v;
+    uint64_t sum = 0;
+    size_t i;
+    int rc;
+    pcq_walk_begin(&w, h->kind, h->a, h->alen, NULL);
+    while ((rc = pcq_walk_next(&w, &it)) == 1) {
+        const pcq_struct_info *s = pcq_struct_info_of(it.type);
+        for (i = 0; i < s->nfields; i++)
+            if (pcq_item_field(&it, &s->fields[i], h->a, h->alen, &v) == PCQ_V_UNSIGNED) sum += v.u;
+    }
+    hostile_sink += sum;
+    return rc;
+}
+
 static int run(hcase *h, int mode)
 {
     pcq_opts o = case_opts(h);
@@ -1301,6 +1324,7 @@ static int run(hcase *h, int mode)
             ;
         return rc;
     case M_ITER: return iter_kind(h);
+    case M_FIELDS: return fields_walk(h);
     default:
         return pcq_calc_cook(&h->info, &h->older, &h->newer, h->ids, h->n_ids, 0, h->rows, h->cap, &count,
                              NULL);
@@ -1323,8 +1347,8 @@ static void case_free(hcase *h)
 }
 
 /* clang-format off */
-#define READERS (M_DECODE | M_DIAGS | M_STRICT | M_WALK | M_BULK | M_ITER)
-#define TEXT_READERS (M_DECODE | M_DIAGS | M_STRICT | M_WALK | M_BULK) /* iter: the walk (D11) */
+#define READERS (M_DECODE | M_DIAGS | M_STRICT | M_WALK | M_BULK | M_ITER | M_FIELDS)
+#define TEXT_READERS (M_DECODE | M_DIAGS | M_STRICT | M_WALK | M_BULK | M_FIELDS) /* iter: the walk (D11) */
 static hcase cases[] = {
     {.name = "strings-shared", .kind = PCQ_KIND_STRINGS, .modes = TEXT_READERS, .build = build_strings,
      .expect = PCQ_OK, .expect_strict = PCQ_OK},
