@@ -933,14 +933,14 @@ int pcq_item_field(const pcq_item *it, const pcq_field *f, const void *buf, size
      * that reads every field"). */
     out->offset = it->offset + f->offset;
     b += out->offset;
-    switch (f->type) {
-    case PCQ_FT_GUID: read_guid_at(b, &out->guid); return out->kind = PCQ_V_GUID;
-    case PCQ_FT_I32:
-        out->i = to_i32(ld32(b));
-        out->u = (uint64_t)out->i; /* as pcq_field_get: sign-extended */
-        return out->kind = PCQ_V_SIGNED;
-    default: out->u = field_at(f, b); return out->kind = PCQ_V_UNSIGNED;
+    if (f->type == PCQ_FT_GUID) {
+        read_guid_at(b, &out->guid);
+        return out->kind = PCQ_V_GUID;
     }
+    out->u = field_at(f, b); /* an I32 sign-extended, as pcq_field_get gives it */
+    if (f->type != PCQ_FT_I32) return out->kind = PCQ_V_UNSIGNED;
+    out->i = to_i32((uint32_t)out->u);
+    return out->kind = PCQ_V_SIGNED;
 }
 
 /* ======================================================================== */
