@@ -872,34 +872,48 @@ int pcq_field_get(const pcq_field *f, const void *buf, size_t len, size_t at, ui
 }
 
 /* The variable part f of a complete item: a name, a text, a value, the
- * convention. */
+ * convention, each from the union member of the structure that has it.
+ * Another structure's part (a caller's mistake) is PCQ_V_NONE: read from
+ * another member, it would be a view of whatever that member holds, which
+ * need not point into the input at all. */
 static int variable_field(const pcq_item *it, const pcq_field *f, pcq_field_value *out)
 {
     static const char *const conventions[] = {"none", "spec", "win32"};
-    const pcq_value *v = &it->u.value;
+    int t = it->type;
     out->offset = it->offset + f->offset;
     switch (f->type) {
     case PCQ_FT_NAME:
-        out->bytes = it->type == PCQ_S_INSTANCE             ? it->u.instance.name
-                     : it->type == PCQ_S_COUNTER_IDENTIFIER ? it->u.identifier.name
-                                                            : it->u.data_instance.name;
+        if (t == PCQ_S_INSTANCE)
+            out->bytes = it->u.instance.name;
+        else if (t == PCQ_S_COUNTER_IDENTIFIER)
+            out->bytes = it->u.identifier.name;
+        else if (t == PCQ_S_DATA_INSTANCE)
+            out->bytes = it->u.data_instance.name;
+        else
+            break;
         return out->kind = PCQ_V_TEXT;
     case PCQ_FT_TEXT:
-        if (it->type == PCQ_S_STRING)
-            out->bytes = it->u.text;
-        else if (!it->u.entry.present)
-            return out->kind = PCQ_V_ABSENT;
-        else
+        if (t == PCQ_S_STRING_COUNTER_HEADER) {
+            if (!it->u.entry.present) return out->kind = PCQ_V_ABSENT;
             out->bytes = it->u.entry.text, out->offset = it->u.entry.text_offset;
+            return out->kind = PCQ_V_TEXT;
+        }
+        if (t != PCQ_S_STRING) break;
+        out->bytes = it->u.text;
         return out->kind = PCQ_V_TEXT;
     case PCQ_FT_VALUE:
-        out->u = v->u64;
-        out->bytes = v->data;
-        return out->kind = v->is_int ? PCQ_V_UNSIGNED : PCQ_V_BYTES;
-    default: /* PCQ_FT_CONVENTION */
+        if (t != PCQ_S_COUNTER_DATA) break;
+        out->u = it->u.value.u64;
+        out->bytes = it->u.value.data;
+        return out->kind = it->u.value.is_int ? PCQ_V_UNSIGNED : PCQ_V_BYTES;
+    case PCQ_FT_CONVENTION:
+        if (t != PCQ_S_STRING_BUFFER_HEADER) break;
         out->word = conventions[it->u.strings.convention % 3u];
         return out->kind = PCQ_V_WORD;
+    default: break; /* a fixed type of size 0: no field of ours */
     }
+    out->offset = 0;
+    return PCQ_V_NONE;
 }
 
 int pcq_item_is_element(const pcq_item *it, pcq_kind kind)

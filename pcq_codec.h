@@ -890,8 +890,9 @@ typedef struct pcq_field_value {
 /* Field f (of the structure type of it) of an item that pcq_walk_next gave
  * for the bytes buf, len: a fixed field from its bytes, when they lie in the
  * item's first it->size bytes and its size is its type's; a variable part
- * from the item (never for a partial one). Fills *out (zero but for the
- * kind's member and offset) and returns its kind. */
+ * from the item, when it is the item's structure's own (never for a partial
+ * item). Otherwise PCQ_V_NONE. Fills *out (zero but for the kind's member
+ * and offset) and returns its kind. */
 PCQ_API int pcq_item_field(const pcq_item *it, const pcq_field *f, const void *buf, size_t len,
                            pcq_field_value *out);
 

@@ -209,6 +209,36 @@ static void test_item_field(void)
                      v.guid.data2 == 0xFFFE,
                  "16 bytes read as a GUID");
     }
+    {
+        /* Another structure's variable part: a string's text or a value read
+         * from an instance's union member was a view of whatever its bytes
+         * held, not of the input. Refused, as is an item of no known type. */
+        const pcq_struct_info *str = pcq_struct_info_of(PCQ_S_STRING);
+        const pcq_struct_info *data = pcq_struct_info_of(PCQ_S_COUNTER_DATA);
+        const pcq_struct_info *sbh = pcq_struct_info_of(PCQ_S_STRING_BUFFER_HEADER);
+        pcq_item n = it;
+        TL_CHECK(pcq_item_field(&it, &str->fields[0], inst, sizeof inst, &v) == PCQ_V_NONE &&
+                     v.bytes.ptr == NULL && v.bytes.len == 0,
+                 "no string text from an instance");
+        TL_CHECK(pcq_item_field(&it, &data->fields[2], inst, sizeof inst, &v) == PCQ_V_NONE,
+                 "no value from an instance");
+        TL_CHECK(pcq_item_field(&it, &sbh->fields[sbh->nfields - 1], inst, sizeof inst, &v) == PCQ_V_NONE,
+                 "no convention from an instance");
+        n.type = PCQ_S_COUNTER_DATA;
+        TL_CHECK(pcq_item_field(&n, &s->fields[2], inst, sizeof inst, &v) == PCQ_V_NONE,
+                 "no instance name from a value");
+        n.type = PCQ_S_END_;
+        TL_CHECK(pcq_item_field(&n, &s->fields[2], inst, sizeof inst, &v) == PCQ_V_NONE, "no unknown type");
+        n.type = PCQ_S_COUNTER_ID;
+        TL_CHECK(pcq_item_field(&n, &s->fields[2], inst, sizeof inst, &v) == PCQ_V_NONE,
+                 "no name from a structure without a variable part");
+        {
+            pcq_field z = s->fields[1];
+            z.size = 0;
+            TL_CHECK(pcq_item_field(&it, &z, inst, sizeof inst, &v) == PCQ_V_NONE && v.offset == 0,
+                     "a U32 of no size is no field");
+        }
+    }
     it.partial = 1;
     TL_CHECK(pcq_item_field(&it, &s->fields[2], inst, sizeof inst, &v) == PCQ_V_NONE,
              "no name from a partial item");
