@@ -412,6 +412,33 @@ static void fp_on_diag(void *ctx, const pcq_diag *d)
     ds->n++;
 }
 
+/* Every structure's variable part asked of the item: its own (when not
+ * partial) is a view inside the input, another's is no field; read from
+ * another member of the item's union it would be a view of anything. */
+static void fp_variable_parts(pcq_kind kind, const pcq_item *it, const uint8_t *buf, size_t len)
+{
+    const pcq_struct_info *own = pcq_struct_info_of(it->type);
+    int own_type = own && own->fields[own->nfields - 1].size == 0 ? own->fields[own->nfields - 1].type : 0;
+    int t;
+    for (t = PCQ_S_NONE + 1; t < PCQ_S_END_; t++) {
+        const pcq_struct_info *s = pcq_struct_info_of(t);
+        const pcq_field *f = &s->fields[s->nfields - 1];
+        pcq_field_value v;
+        int k;
+        if (f->size != 0) continue;
+        k = pcq_item_field(it, f, buf, len, &v);
+        if (f->type != own_type || it->partial) {
+            FZ_CHECK(k == PCQ_V_NONE, "%s: %s's %s asked of a %s gives kind %d", pcq_kind_name(kind), s->name,
+                     f->name, own ? own->name : "NONE", k);
+            continue;
+        }
+        FZ_CHECK(k != PCQ_V_NONE, "%s: no %s from its own %s", pcq_kind_name(kind), f->name, s->name);
+        FZ_CHECK(v.bytes.len == 0 || (v.bytes.ptr >= buf && (size_t)(v.bytes.ptr - buf) <= len &&
+                                      v.bytes.len <= len - (size_t)(v.bytes.ptr - buf)),
+                 "%s: %s of a %s outside the input", pcq_kind_name(kind), f->name, own->name);
+    }
+}
+
 /* Walks buf whole into l (may be NULL); the walk's error into *err. */
 static int fp_walk(pcq_kind kind, const uint8_t *buf, size_t len, const pcq_opts *opts, fp_list *l,
                    pcq_error *err, pcq_item *last)
@@ -425,6 +452,7 @@ static int fp_walk(pcq_kind kind, const uint8_t *buf, size_t len, const pcq_opts
         FZ_CHECK(++n <= 2 * len + 8, "%s: the walk yields more items than bytes", pcq_kind_name(kind));
         FZ_CHECK(it.offset <= len && it.size <= len - it.offset, "%s: item at %zu + %zu outside %zu bytes",
                  pcq_kind_name(kind), it.offset, it.size, len);
+        fp_variable_parts(kind, &it, buf, len);
         if (l) fp_put(l, &it, buf, len);
     }
     FZ_CHECK(rc <= 0 && pcq_walk_next(&w, &it) == rc, "%s: the walk does not stay at its end",
