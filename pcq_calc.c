@@ -2146,7 +2146,7 @@ static int name_cmp(const pcq_calc_row *a, const pcq_calc_row *b)
 }
 
 /* 64-bit mix of a leader's first counter id and name bytes. */
-static uint32_t name_hash(const pcq_calc_row *r)
+static CALC_FORCE_INLINE uint32_t name_hash(const pcq_calc_row *r)
 {
     const uint8_t *p = r->instance.ptr;
     size_t n = r->instance.len, i;
@@ -2167,7 +2167,8 @@ static uint32_t name_hash(const pcq_calc_row *r)
  * is_aggregate the next leader of its list (once its bucket is numbered: its
  * n), and a row's aggregate_func the head of bucket <row>; a leader's
  * dup_index holds its bucket until its n is put there, last. So the passes
- * touch leaders, not every row, and a name is hashed once. */
+ * touch leaders, not every row, and a name is hashed once (but in a short
+ * bucket of several names: sort_short). */
 static size_t group_len(const pcq_calc_row *rows, size_t i)
 {
     return rows[i].instances_used > 0 ? rows[i].instances_used : 1;
@@ -2187,59 +2188,157 @@ static void link_set(pcq_calc_row *rows, size_t k, size_t next)
  * InstanceId, then row. */
 static int numbered_before(const pcq_calc_row *rows, size_t a, size_t b)
 {
-    int c = name_cmp(&rows[a - 1], &rows[b - 1]);
+    const pcq_calc_row *x = &rows[a - 1], *y = &rows[b - 1];
+    int c = name_cmp(x, y);
     if (c != 0) return c < 0;
-    return rows[a - 1].instance_id < rows[b - 1].instance_id ||
-           (rows[a - 1].instance_id == rows[b - 1].instance_id && a < b);
+    return x->instance_id < y->instance_id || (x->instance_id == y->instance_id && a < b);
 }
 
-/* The orders the numbering sorts leaders by, a pass each: a 64-bit key (its
- * InstanceId; its name's length; its first counter and its group's length,
- * name_cmp's other fields; word w of its name, LK_WORD + w), or, by
- * insertion alone, the name's bytes (LK_NAME) or name#n order (LK_NUMBERED). */
+/* Lists a and b, each in numbered_before's order, as one (a's first on a
+ * tie, which numbered_before never has: its last key is the row). */
+static size_t list_merge(pcq_calc_row *rows, size_t a, size_t b)
+{
+    size_t head = 0, tail = 0, k;
+    while (a != 0 && b != 0) {
+        if (numbered_before(rows, b, a)) {
+            k = b;
+            b = link_next(rows, b);
+        } else {
+            k = a;
+            a = link_next(rows, a);
+        }
+        if (tail != 0)
+            link_set(rows, tail, k);
+        else
+            head = k;
+        tail = k;
+    }
+    if (PCQ_NEVER(tail == 0)) return a != 0 ? a : b; /* neither empty: the loop took one */
+    link_set(rows, tail, a != 0 ? a : b);
+    return head;
+}
+
+/* A short list (under 32 leaders) in numbered_before's order: a merge sort
+ * (bin i holds a sorted list of 2^i leaders, as a binary counter), at most 5
+ * comparisons a leader, each reading two names. For names that differ and
+ * hash alike (sort_short). */
+static size_t list_merge_sort(pcq_calc_row *rows, size_t head)
+{
+    size_t bin[6] = {0, 0, 0, 0, 0, 0}, k, nx, i;
+    for (k = head; k != 0; k = nx) {
+        nx = link_next(rows, k);
+        link_set(rows, k, 0);
+        for (i = 0; i < 5 && bin[i] != 0; i++) { /* carry: 2^i and 2^i make 2^(i+1) */
+            k = list_merge(rows, bin[i], k);
+            bin[i] = 0;
+        }
+        bin[i] = i < 5 ? k : list_merge(rows, bin[5], k); /* 32 or more: not asked */
+    }
+    for (k = 0, i = 0; i < 6; i++)
+        if (bin[i] != 0) k = k != 0 ? list_merge(rows, bin[i], k) : bin[i];
+    return k;
+}
+
+/* a[0..m) (m <= 32) in ascending order: a merge sort of integers, runs of
+ * 1, 2, 4, 8 and 16 merged from a to t and back (at most 5 moves an entry,
+ * in any order, where an insertion sort moved up to 31). */
+static void sort_keys(uint64_t *a, size_t m)
+{
+    uint64_t t[32], *src = a, *dst = t, *x;
+    size_t w, o, l, le, r, re, i;
+    for (w = 1; w < m; w *= 2) {
+        for (o = 0; o < m; o = re) {
+            l = o;
+            le = r = m - o > w ? o + w : m;
+            re = m - r > w ? r + w : m;
+            for (i = o; l < le && r < re;) dst[i++] = src[r] < src[l] ? src[r++] : src[l++];
+            while (l < le) dst[i++] = src[l++];
+            while (r < re) dst[i++] = src[r++];
+        }
+        x = src;
+        src = dst;
+        dst = x;
+    }
+    if (src != a) memcpy(a, src, m * sizeof *a);
+}
+
+/* A short list (under 32 leaders) whose names differ, put in an order that
+ * keeps each name's leaders side by side in name#n order (InstanceId, then
+ * row): by the names' hash (again: a bucket does not keep it) and row, as
+ * integers in an array, then each run of one name by InstanceId and row. Comparing names instead,
+ * an insertion sort of up to 31 comparisons a leader cost 86.7 Ir/B
+ * (bench/hostile.c `cook-short-buckets`). Names crafted to hash alike whose
+ * run holds another name are put in numbered_before's order, a run at a time
+ * (list_merge_sort: a few comparisons a leader of names that long). */
+static CALC_NOINLINE size_t sort_short(pcq_calc_row *rows, size_t head)
+{
+    uint64_t a[32];
+    size_t m = 0, i, j, r, k, out = 0, tail = 0;
+    int one;
+    for (k = head; k != 0 && m < 32; k = link_next(rows, k))
+        a[m++] = (uint64_t)name_hash(&rows[k - 1]) << 32 | k;
+    sort_keys(a, m);
+    for (i = 0; i < m; i = j) {
+        for (j = i + 1; j < m && a[j] >> 32 == a[i] >> 32; j++)
+            ;
+        for (one = 1, r = i + 1; r < j && one; r++)
+            one = name_cmp(&rows[(uint32_t)a[i] - 1], &rows[(uint32_t)a[r] - 1]) == 0;
+        if (j - i > 1 && one) { /* one name: by InstanceId, then row */
+            for (r = i; r < j; r++)
+                a[r] = (uint64_t)rows[(uint32_t)a[r] - 1].instance_id << 32 | (uint32_t)a[r];
+            sort_keys(a + i, j - i);
+        }
+        for (k = (uint32_t)a[i], r = i + 1; r < j; k = (uint32_t)a[r++]) link_set(rows, k, (uint32_t)a[r]);
+        link_set(rows, k, 0); /* the run, alone */
+        k = (uint32_t)a[i];
+        if (!one) {
+            k = list_merge_sort(rows, k);
+            for (r = k; link_next(rows, r) != 0; r = link_next(rows, r))
+                ;
+        }
+        if (tail != 0)
+            link_set(rows, tail, k);
+        else
+            out = k;
+        tail = one ? (uint32_t)a[j - 1] : r;
+    }
+    return out;
+}
+
+/* The orders the numbering sorts leaders by, a pass each, by a 64-bit key:
+ * its InstanceId; its name's length; its first counter and its group's
+ * length, name_cmp's other fields; word w of its name, LK_WORD + w. */
 enum {
     LK_ID,
     LK_LEN,
     LK_COUNTER,
-    LK_NAME,
-    LK_NUMBERED,
     LK_WORD
 };
 static CALC_INLINE uint64_t leader_key(const pcq_calc_row *r, size_t pass)
 {
-    switch (pass) {
-    case LK_ID: return r->instance_id;
+    switch (pass) { /* LK_ID is read where it is sorted (list_radix_of, list_insert) */
     case LK_LEN: return r->instance.len;
     case LK_COUNTER: return (uint64_t)r->counter_id << 32 | r->instances_used;
     default: return name_word(r->instance.ptr, r->instance.len, pass - LK_WORD);
     }
 }
 
-/* Leader q may stay before leader k in order `pass`, by key (x: k's key)
- * or else by name or name#n order. */
-static int stays_before(const pcq_calc_row *rows, size_t q, size_t k, size_t pass, uint64_t x)
-{
-    const pcq_calc_row *a = &rows[q - 1], *b = &rows[k - 1];
-    if (pass == LK_NAME)
-        return a->instance.len == 0 || memcmp(a->instance.ptr, b->instance.ptr, a->instance.len) <= 0;
-    return pass == LK_NUMBERED ? numbered_before(rows, q, k) : leader_key(a, pass) <= x;
-}
-
-/* A short list (under 32 leaders) sorted in order `pass`, stably: an
- * insertion sort, at most 31 comparisons a leader. */
-static size_t list_insert(pcq_calc_row *rows, size_t head, size_t pass)
+/* A short list (under 32 leaders) sorted by InstanceId, stably, or (by_name)
+ * in numbered_before's order: an insertion sort, at most 31 comparisons a
+ * leader, of two integers; by name only for a few (number_bucket). */
+static size_t list_insert(pcq_calc_row *rows, size_t head, int by_name)
 {
     size_t out = 0, k, nx, p, q;
-    uint64_t x;
+    uint32_t x;
     for (k = head; k != 0; k = nx) {
         nx = link_next(rows, k);
-        x = pass == LK_NAME || pass == LK_NUMBERED ? 0 : leader_key(&rows[k - 1], pass);
+        x = rows[k - 1].instance_id;
         /* after the last leader that may stay before k: equal ones keep their order */
-        if (pass == LK_ID) /* the most frequent (a bucket of one name), its test inline */
-            for (p = 0, q = out; q != 0 && rows[q - 1].instance_id <= x; p = q, q = link_next(rows, q))
+        if (by_name)
+            for (p = 0, q = out; q != 0 && numbered_before(rows, q, k); p = q, q = link_next(rows, q))
                 ;
         else
-            for (p = 0, q = out; q != 0 && stays_before(rows, q, k, pass, x); p = q, q = link_next(rows, q))
+            for (p = 0, q = out; q != 0 && rows[q - 1].instance_id <= x; p = q, q = link_next(rows, q))
                 ;
         link_set(rows, k, q);
         if (p != 0)
@@ -2277,7 +2376,9 @@ static size_t list_radix_of(pcq_calc_row *rows, size_t head, size_t pass, size_t
     uint64_t x;
     size_t k, nx, last;
     unsigned d, b;
-    if (count < 32) return list_insert(rows, head, pass); /* no 256 lists to clear */
+    /* a short list of one name (a list of names is short only there) by
+     * insertion: no 256 lists to clear */
+    if (count < 32 && pass == LK_ID) return list_insert(rows, head, 0);
     for (d = 0; d < 64; d += 8) {
         if (((any ^ all) >> d & 0xFFu) == 0) continue;
         memset(hd, 0, sizeof hd);
@@ -2316,7 +2417,7 @@ static int same_shape(const pcq_calc_row *a, const pcq_calc_row *b)
  * InstanceId, then row), each name's side by side and still in that order:
  * stable passes, by name length, then counter and group length, then each
  * stretch of leaders alike in those whose names differ by its names' bytes
- * (by insertion when short, else a radix pass a word, the last first).
+ * (sort_short when short, else a radix pass a word, the last first).
  * Names crafted to share a bucket (the hash has no secret: bench/hostile.c
  * `cook-collide-names`) cost their words, where a merge sort cost d log d
  * comparisons of names. */
@@ -2335,7 +2436,7 @@ static size_t sort_names(pcq_calc_row *rows, size_t head)
         link_set(rows, e, 0); /* the stretch k..e, alone */
         e = k;
         if (differ && count < 32)
-            e = list_insert(rows, e, LK_NAME);
+            e = sort_short(rows, e);
         else
             for (w = differ ? (f->instance.len + 7) / 8 : 0; w > 0; w--)
                 e = list_radix(rows, e, LK_WORD + w - 1);
@@ -2351,10 +2452,10 @@ static size_t sort_names(pcq_calc_row *rows, size_t head)
 
 /* Numbers the leaders of one bucket, put in name#n order (by name, then
  * InstanceId, then row): a bucket of one name by a stable sort by
- * InstanceId; of more (names collide), a short one by insertion, a large one
- * by InstanceId, then sort_names. Each one's n counts those of its name before it
- * (the pair rule). Linear in the leaders and their names' words, whatever
- * the names. */
+ * InstanceId; of more (names collide), a few by insertion, a short one
+ * by sort_short, a large one by InstanceId, then sort_names. Each one's
+ * n counts those of its name before it (the pair rule). Linear in the
+ * leaders and their names' words, whatever the names. */
 static void number_bucket(pcq_calc_row *rows, size_t list)
 {
     size_t k, nx, prev, head, count;
@@ -2380,8 +2481,10 @@ static void number_bucket(pcq_calc_row *rows, size_t list)
         }
         return;
     }
-    head = count < 32 ? list_insert(rows, head, LK_NUMBERED)
-                      : sort_names(rows, list_radix_of(rows, head, LK_ID, count, any, all));
+    /* a few (names that fall together by chance, most often): a comparison or two a leader */
+    head = count <= 4   ? list_insert(rows, head, 1)
+           : count < 32 ? sort_short(rows, head)
+                        : sort_names(rows, list_radix_of(rows, head, LK_ID, count, any, all));
     for (prev = 0, k = head; k != 0; prev = k, k = nx) {
         nx = link_next(rows, k);
         n = prev != 0 && name_cmp(&rows[prev - 1], &rows[k - 1]) == 0 ? n + 1 : 0;
@@ -2435,7 +2538,7 @@ static void clear_lengths(pcq_calc_row *rows, size_t n)
  * each bucket sorted by name (stable radix passes over linked lists):
  * linear; no memory of its own, no recursion. Then every row of a group takes
  * its leader's n, and the fields borrowed are 0 again. */
-static void number_duplicates(pcq_calc_row *rows, size_t n)
+static CALC_NOINLINE void number_duplicates(pcq_calc_row *rows, size_t n)
 {
     size_t i, k, len;
     /* n < 2^29: every row is a value of the newer buffer, and a value takes

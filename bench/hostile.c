@@ -162,6 +162,25 @@ static int build_strings_dense(hcase *h, size_t size)
     return 0;
 }
 
+/* As many entries as the block holds, alternating between two texts of
+ * 126 bytes, the last entry's start outside the block (0xFFFFFF00), with
+ * scratch (as pcqdump, the tests and the Wireshark plugin give it, D9): the
+ * entries are sorted by start (radix passes, one a byte the starts do not
+ * share), each text measured once, then every entry walked until the last
+ * one's error. Found by the cost search of 2026-12-03: its out-of-block key
+ * was 0xFFFFFFFF, so every pass ran, 52.0 Ir/B at 128 KiB (the bulk walk). */
+static int build_strings_sorted(hcase *h, size_t size)
+{
+    size_t text = 126, n = (size - 8 - 2 * (text + 2) - 8) / 8, hdr = 8 + 8 * n, i;
+    size_t start[2] = {hdr, hdr + text + 2};
+    strings_block(h, n, 2 * text + 4, start);
+    for (i = 0; i < text; i += 2) h->a[hdr + i] = h->a[hdr + text + 2 + i] = 'A';
+    st32(h->a + 8 + 8 * (n - 1) + 4, 0xFFFFFF00u);
+    h->scratch_size = n * PCQ_SCRATCH_PER_ENTRY;
+    h->scratch = (uint32_t *)xmalloc(h->scratch_size);
+    return 0;
+}
+
 /* n entries all pointing at one text of size/2 bytes (D11). */
 static int build_strings(hcase *h, size_t size)
 {
@@ -984,6 +1003,85 @@ static int build_split_single(hcase *h, size_t size)
     return build_split_cook(h, size, 3, 1);
 }
 
+/* cook-split with an older sample of one instance: the newer sample's
+ * groups pay alone for the cook of both (D12, "Samples of unequal size"). */
+static int build_split_asym(hcase *h, size_t size)
+{
+    if (build_split_cook(h, size, 2, 0) != 0) return -1;
+    free(h->b);
+    free(h->c);
+    free(h->rows);
+    h->b = split_buf(1, 2, 0, 1, &h->blen);
+    h->c = split_buf((uint32_t)(size / 2 / 18), 2, 0, 0, &h->clen);
+    return cook_inputs(h);
+}
+
+/* Instances split over four blocks (a PERF_MULTI_INSTANCES block of counter
+ * 1, by an identifier, then PERF_COUNTERSET blocks of counters 3, 5 and 7),
+ * packed (20 bytes: Size 12, InstanceId 7, a one-letter name, a value of no
+ * data), named in runs (n/50 instances a name, 26 letters);
+ * PRECISION_OBJECT_TIMER whose related counters are all 7, the last block's,
+ * and an average aggregate (InstanceType 0xC). The older sample lists every
+ * other instance in its first block and none in the others. Found by the
+ * cost search of 2026-12-03 (its parameters in D12): 71.5 Ir/B at 32 KiB. */
+static uint8_t *split_names_buf(uint32_t n, int older, size_t *len)
+{
+    uint32_t run = n / 50 ? n / 50 : 1, x, i, cnt;
+    size_t total = 48 + 24 + 3 * 40 + 20 * (older ? (size_t)(n / 2) : 4 * (size_t)n), at = 48, p, bsize;
+    uint8_t *b = data_alloc(total, 4);
+    for (x = 0; x < 4; x++, at += bsize) {
+        cnt = older ? (x == 0 ? n / 2 : 0) : n;
+        bsize = (x == 0 ? 24 : 40) + 20 * (size_t)cnt;
+        st32(b + at + 4, x == 0 ? PCQ_PERF_MULTI_INSTANCES : PCQ_PERF_COUNTERSET);
+        st32(b + at + 8, (uint32_t)bsize);
+        p = at + 16;
+        if (x > 0) { /* _PERF_MULTI_COUNTERS: one counter */
+            st32(b + p, 16);
+            st32(b + p + 4, 1);
+            st32(b + p + 8, 2 * x + 1);
+            p += 16;
+        }
+        st32(b + p, (uint32_t)(8 + 20 * (size_t)cnt)); /* _PERF_MULTI_INSTANCES */
+        st32(b + p + 4, cnt);
+        for (p += 8, i = 0; i < n; i++) {
+            if (older && (x > 0 || i % 2 == 0)) continue;
+            st32(b + p, 12);
+            st32(b + p + 4, 7);
+            b[p + 8] = (uint8_t)('A' + i / run % 26);
+            st32(b + p + 16, 8); /* the value's dwSize; dwDataSize 0 */
+            p += 20;
+        }
+    }
+    *len = total;
+    return b;
+}
+
+static int build_split_names(hcase *h, size_t size)
+{
+    uint32_t n = (uint32_t)((size - 512) / 90), x; /* 80 bytes an instance in the newer, 10 in the older */
+    pcq_counter_reg c;
+    pcq_writer w;
+    h->a = info_start(&w, 4);
+    st32(h->a + 28, 0xC); /* InstanceType: PERF_COUNTERSET_MULTI_AGGREGATE_HISTORY */
+    for (x = 0; x < 4; x++) {
+        memset(&c, 0, sizeof c);
+        c.counter_id = 2 * x + 1;
+        c.type = 0x20670500u; /* PERF_PRECISION_OBJECT_TIMER */
+        c.detail_level = 100;
+        c.base_counter_id = c.perf_time_id = c.perf_freq_id = c.multi_id = 7;
+        c.aggregate_func = 2; /* PERF_AGGREGATE_AVG */
+        pcq_put_counter_reg(&w, &c);
+    }
+    if (pcq_writer_finish(&w, &h->alen) != PCQ_OK) return -1;
+    h->b = split_names_buf(n, 1, &h->blen);
+    h->c = split_names_buf(n, 0, &h->clen);
+    h->n_ids = 1; /* block 0: counter 1 */
+    h->ids = (pcq_identifier *)xmalloc(sizeof *h->ids);
+    memset(h->ids, 0, sizeof *h->ids);
+    h->ids[0].counter_id = 1;
+    return cook_inputs(h);
+}
+
 /* The cooks whose every row looks its related counters up outside its
  * instance's values and finds none: a PERF_COUNTERSET block of k counters
  * (ids 1..k) and n packed instances of 10 + 8 k bytes (a NUL name, values of
@@ -1227,6 +1325,61 @@ static int build_collide_names(hcase *h, size_t size)
     return build_collide_with(h, size, bucket_name);
 }
 
+/* Name#n buckets (pcq_calc.c number_hashed: as many as rows) of 31 names
+ * each, the most a short bucket holds (D12), every name of one unit (two
+ * from 64 KiB, where one-unit names fill too few buckets), found by running
+ * name_hash forward (test/cook_hashes.h), each bucket's in ascending byte
+ * order; packed instances (Size 12 or 14, InstanceId 0, a value of no data:
+ * 20 or 22 bytes) of counter 1 in one PERF_COUNTERSET block. The older
+ * sample has no block, so the newer one is indexed. Found by a search for
+ * the costliest inputs (2026-12-03): a short bucket was sorted by insertion
+ * comparing names, 86.7 Ir/B at 32 KiB; now by hash, as integers (D12). */
+static int cmp_name4(const void *a, const void *b)
+{
+    return memcmp(a, b, 4);
+}
+
+static int build_short_buckets(hcase *h, size_t size)
+{
+    unsigned units = size < 65536 ? 1 : 2;
+    size_t isz = 12 + 2 * units + 8, n = (size - 256) / isz / 31 * 31, nfull = 0, want = n / 31, at, i, j;
+    uint8_t *count = (uint8_t *)xmalloc(n), *names = (uint8_t *)xmalloc(n * 31 * 4), *b, nm[4];
+    uint32_t *full = (uint32_t *)xmalloc(sizeof *full * (want + 1)), u, v;
+    memset(count, 0, n);
+    for (v = units == 1 ? 0 : 1; nfull < want && v < 0x10000u && (units == 2 || v == 0); v++)
+        for (u = 1; nfull < want && u < 0x10000u; u++) {
+            size_t bk;
+            nm[0] = (uint8_t)u;
+            nm[1] = (uint8_t)(u >> 8);
+            nm[2] = (uint8_t)v;
+            nm[3] = (uint8_t)(v >> 8);
+            bk = (size_t)(((uint64_t)ch_name_hash_short(1, nm, 2 * units) * n) >> 32);
+            if (count[bk] == 31) continue;
+            memcpy(names + (bk * 31 + count[bk]) * 4, nm, 4);
+            if (++count[bk] == 31) full[nfull++] = (uint32_t)bk;
+        }
+    n = nfull * 31;
+    b = one_set_buf(48 + 40 + isz * n, 1, 40 + isz * n, (uint32_t)n);
+    for (at = 48 + 40, i = 0; i < nfull; i++) {
+        uint8_t *bucket = names + (size_t)full[i] * 31 * 4;
+        qsort(bucket, 31, 4, cmp_name4);
+        for (j = 0; j < 31; j++, at += isz) {
+            st32(b + at, (uint32_t)(isz - 8));             /* Size; InstanceId 0 */
+            memcpy(b + at + 8, bucket + 4 * j, 2 * units); /* the name, then its NUL */
+            st32(b + at + isz - 4, 8);                     /* the value's dwSize; dwDataSize 0 */
+        }
+    }
+    free(count);
+    free(names);
+    free(full);
+    h->a = info_buf(1, 0x00010000u, 0, 0, &h->alen); /* PERF_COUNTER_RAWCOUNT */
+    h->b = data_alloc(48, 0);
+    h->blen = 48;
+    h->c = b;
+    h->clen = at;
+    return n > 0 ? cook_inputs(h) : -1;
+}
+
 /* ---- running a mode ------------------------------------------------------- */
 
 static size_t input_len(const hcase *h)
@@ -1358,6 +1511,8 @@ static hcase cases[] = {
      .expect = PCQ_OK, .expect_strict = PCQ_OK},
     {.name = "strings-dense", .kind = PCQ_KIND_STRINGS, .modes = TEXT_READERS, .build = build_strings_dense,
      .expect = PCQ_OK, .expect_strict = PCQ_OK},
+    {.name = "strings-sorted", .kind = PCQ_KIND_STRINGS, .modes = TEXT_READERS, .build = build_strings_sorted,
+     .expect = PCQ_ERR_TRUNCATED, .expect_strict = PCQ_ERR_TRUNCATED},
     {.name = "related-set", .kind = PCQ_KIND_COUNTERSET_INFO, .modes = READERS, .build = build_related,
      .expect = PCQ_OK, .expect_strict = PCQ_OK},
     {.name = "related-time", .kind = PCQ_KIND_COUNTERSET_INFO, .modes = READERS, .build = build_related_time,
@@ -1422,6 +1577,10 @@ static hcase cases[] = {
      .expect = PCQ_OK, .expect_strict = PCQ_OK},
     {.name = "cook-split-single", .kind = PCQ_KIND_DATA, .modes = M_COOK, .build = build_split_single,
      .expect = PCQ_OK, .expect_strict = PCQ_OK},
+    {.name = "cook-split-asym", .kind = PCQ_KIND_DATA, .modes = M_COOK, .build = build_split_asym,
+     .expect = PCQ_OK, .expect_strict = PCQ_OK},
+    {.name = "cook-split-names", .kind = PCQ_KIND_DATA, .modes = M_COOK, .build = build_split_names,
+     .expect = PCQ_OK, .expect_strict = PCQ_OK},
     {.name = "cook-elapsed-loose", .kind = PCQ_KIND_DATA, .modes = M_COOK, .build = build_elapsed_loose,
      .expect = PCQ_OK, .expect_strict = PCQ_OK},
     {.name = "cook-average-loose", .kind = PCQ_KIND_DATA, .modes = M_COOK, .build = build_average_loose,
@@ -1437,6 +1596,8 @@ static hcase cases[] = {
     {.name = "cook-collide", .kind = PCQ_KIND_DATA, .modes = M_COOK, .build = build_collide,
      .expect = PCQ_OK, .expect_strict = PCQ_OK},
     {.name = "cook-collide-names", .kind = PCQ_KIND_DATA, .modes = M_COOK, .build = build_collide_names,
+     .expect = PCQ_OK, .expect_strict = PCQ_OK},
+    {.name = "cook-short-buckets", .kind = PCQ_KIND_DATA, .modes = M_COOK, .build = build_short_buckets,
      .expect = PCQ_OK, .expect_strict = PCQ_OK},
 };
 /* clang-format on */

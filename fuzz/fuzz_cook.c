@@ -230,6 +230,52 @@ static int two_sample(uint32_t type)
     return t && t->samples == 2;
 }
 
+/* Where the group of row g ends: the rows of one instance (its block and
+ * _PERF_INSTANCE_HEADER) are a group; a row without an instance header is
+ * one alone. */
+static size_t group_end(const pcq_calc_row *rows, size_t n, size_t g)
+{
+    size_t e = g + 1;
+    while (e < n && !rows[e].is_aggregate && rows[g].instance_offset != 0 &&
+           rows[e].instance_offset == rows[g].instance_offset && rows[e].block_index == rows[g].block_index)
+        e++;
+    return e;
+}
+
+/* Groups g..ge and h..he stand for the same counters under the same name
+ * (pcq_calc.c name_cmp: first counter, length, name). */
+static int same_name(const pcq_calc_row *rows, size_t g, size_t ge, size_t h, size_t he)
+{
+    return rows[h].has_instance && rows[g].counter_id == rows[h].counter_id && ge - g == he - h &&
+           rows[g].instance.len == rows[h].instance.len &&
+           (rows[g].instance.len == 0 ||
+            memcmp(rows[g].instance.ptr, rows[h].instance.ptr, rows[g].instance.len) == 0);
+}
+
+/* name#n recomputed the slow way, by its definition (formulas.md): a
+ * group's n counts the groups of its name before it by InstanceId, then
+ * position; every row of a group has its n; a row of no instance 0. The
+ * cook sorts hashed buckets of names (D12), whose orders names crafted to
+ * collide or fuzzed ones choose: this checks what they must come to. */
+static void check_names(const pcq_calc_row *rows, size_t n)
+{
+    size_t g, ge, h, he, i;
+    uint32_t dup;
+    for (g = 0; g < n && !rows[g].is_aggregate; g = ge) {
+        ge = group_end(rows, n, g);
+        dup = 0;
+        for (h = 0; rows[g].has_instance && h < n && !rows[h].is_aggregate; h = he) {
+            he = group_end(rows, n, h);
+            dup += h != g && same_name(rows, g, ge, h, he) &&
+                   (rows[h].instance_id < rows[g].instance_id ||
+                    (rows[h].instance_id == rows[g].instance_id && h < g));
+        }
+        for (i = g; i < ge; i++)
+            FZ_CHECK(rows[i].dup_index == dup, "row %zu: name#%u, by the definition name#%u", i,
+                     rows[i].dup_index, dup);
+    }
+}
+
 static void check_rows(const pcq_counterset_info *info, const pcq_data *newer, int with_old, const inputs *in,
                        const pcq_calc_row *rows, size_t n)
 {
@@ -354,6 +400,7 @@ static void cook(const inputs *in, unsigned flags)
         size_t first = got;
         FZ_CHECK(got <= need, "pcq_calc_cook asked for %zu rows, filled %zu", need, got);
         check_rows(&info, &newer, with_old, in, rows, got);
+        check_names(rows, got);
         memset(again, 0, need * sizeof *again);
         rc = pcq_calc_cook(&info, with_old ? &older : NULL, &newer, n_ids ? ids : NULL, n_ids, flags, again,
                            need, &got, &e);

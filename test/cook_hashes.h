@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * cook_hashes.h - pcq_calc.c's two cook hashes run backwards, for inputs
- * whose names collide (test/test_calc.c test_cook_crafted_collisions,
+ * cook_hashes.h - pcq_calc.c's two cook hashes run backwards (and name_hash
+ * forward for short names), for inputs whose names collide (test/test_calc.c test_cook_crafted_collisions,
  * bench/hostile.c cook-collide*; docs/decisions.md D12).
  *
  * instance_hash (the join's order) and name_hash (name#n's buckets) take a
@@ -59,6 +59,18 @@ static uint64_t ch_bucket_word(uint32_t counter, int words, uint64_t first, uint
         h ^= h >> 32;
     }
     return (ch_unxorshift((v * ch_inverse(c2)) ^ (uint64_t)(8 * words) << 56, 32) * ch_inverse(c1)) ^ h;
+}
+
+/* name_hash itself, forward, for a name of under 8 bytes (p, n): its tail
+ * step alone, whose word takes the bytes in order whatever the host. For
+ * names that share a bucket among a count of buckets not known in advance
+ * (bench/hostile.c cook-short-buckets). */
+static uint32_t ch_name_hash_short(uint32_t counter, const uint8_t *p, unsigned n)
+{
+    uint64_t w = 0;
+    unsigned i;
+    for (i = 0; i < n; i++) w = w << 8 | p[i];
+    return (uint32_t)(((0x9E3779B97F4A7C15u ^ counter ^ w ^ (uint64_t)n << 56) * 0xC4CEB9FE1A85EC53u) >> 32);
 }
 
 /* A word that holds a U+0000 unit (in either byte order: a unit is two

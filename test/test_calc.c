@@ -2709,6 +2709,62 @@ static void test_cook_crafted_collisions(void)
     TL_CHECK(bad == 0, "crafted collisions: %zu of %zu rows wrong", bad, n);
 }
 
+/* A short name#n bucket of several names (pcq_calc.c sort_short): 8
+ * one-unit names whose name hashes put them in one bucket of the 40 the cook
+ * makes (one a row), found by running the hash forward (cook_hashes.h), each
+ * named three times with InstanceIds 3, 1, 2 in wire order, the names in
+ * descending order; and 16 names of other buckets once each. One sample
+ * (a raw count): every row's n is its InstanceId's rank among its name's. */
+static void test_cook_short_bucket(void)
+{
+    static wbuf wi, wn;
+    pcq_calc_row rows[64];
+    pcq_counterset_info info;
+    pcq_data nd;
+    uint8_t in[8][2], out[16][2], nm[2];
+    size_t n = 0, nin = 0, nout = 0, blk, mi, k, bad = 0;
+    uint32_t u, id;
+    int rc;
+    for (u = 0xFFFF; u > 0 && (nin < 8 || nout < 16); u--) { /* descending: each insertion the farthest */
+        nm[0] = (uint8_t)u;
+        nm[1] = (uint8_t)(u >> 8);
+        if (((uint64_t)ch_name_hash_short(1, nm, 2) * 40) >> 32 == 7) {
+            if (nin < 8) memcpy(in[nin++], nm, 2);
+        } else if (nout < 16 && u % 97 == 0) {
+            memcpy(out[nout++], nm, 2);
+        }
+    }
+    info_begin(&wi, 1, 2);
+    info_counter(&wi, 1, 0x00010000u, 0, 0, 0, 0, 0, 0, 0); /* PERF_COUNTER_RAWCOUNT */
+    mi = set1_begin(&wn, 1, &blk);
+    for (k = 0; k < 40; k++) {
+        cn_inst c;
+        memset(&c, 0, sizeof c);
+        c.len = 2;
+        if (k < 24) {
+            memcpy(c.name, in[k % 8], 2);
+            c.id = k < 8 ? 3 : k < 16 ? 1 : 2;
+        } else {
+            memcpy(c.name, out[k - 24], 2);
+            c.id = 5;
+        }
+        cn_raw_instance(&wn, &c);
+        value64(&wn, 100 + k);
+    }
+    set1_end(&wn, blk, mi, 40);
+    if (!TL_CHECK(nin == 8 && nout == 16, "short bucket: %zu and %zu names", nin, nout) ||
+        decode_info(&wi, &info) || decode_data(&wn, &nd))
+        return;
+    rc = pcq_calc_cook(&info, NULL, &nd, NULL, 0, 0, rows, CAP(rows), &n, NULL);
+    if (!TL_CHECK(rc == PCQ_OK && n == 40, "short bucket: %s, %zu rows", pcq_status_name(rc), n)) return;
+    for (k = 0; k < n; k++) {
+        id = k < 8 ? 3 : k < 16 ? 1 : k < 24 ? 2 : 5;
+        bad += rows[k].status != PCQ_CALC_OK || rows[k].value != (double)(100 + k) ||
+               rows[k].instance_id != id || rows[k].dup_index != (k < 24 ? id - 1 : 0);
+    }
+    TL_CHECK(bad == 0, "short bucket: %zu of %zu rows wrong", bad, n);
+}
+
 /* ------------------------------------------------------------------------ */
 /* Cooking: samples alike up to a point, then not                           */
 /* ------------------------------------------------------------------------ */
@@ -3244,6 +3300,7 @@ int main(void)
     test_cook_column();
     test_cook_hash_collision();
     test_cook_crafted_collisions();
+    test_cook_short_bucket();
     test_cook_agree_prefix();
     test_cook_not_lockstep();
     test_cook_packed();
