@@ -2145,7 +2145,9 @@ static int name_cmp(const pcq_calc_row *a, const pcq_calc_row *b)
     return a->instance.len == 0 ? 0 : memcmp(a->instance.ptr, b->instance.ptr, a->instance.len);
 }
 
-/* 64-bit mix of a leader's first counter id and name bytes. */
+/* 64-bit mix of a leader's first counter id and name bytes. Inline in
+ * both its callers: a call cost number_hashed's loop, which hashes every
+ * leader, ~0.1 Ir/B (bench/hostile.c cooks). */
 static CALC_FORCE_INLINE uint32_t name_hash(const pcq_calc_row *r)
 {
     const uint8_t *p = r->instance.ptr;
@@ -2265,9 +2267,9 @@ static void sort_keys(uint64_t *a, size_t m)
 /* A short list (under 32 leaders) whose names differ, put in an order that
  * keeps each name's leaders side by side in name#n order (InstanceId, then
  * row): by the names' hash (again: a bucket does not keep it) and row, as
- * integers in an array, then each run of one name by InstanceId and row. Comparing names instead,
- * an insertion sort of up to 31 comparisons a leader cost 86.7 Ir/B
- * (bench/hostile.c `cook-short-buckets`). Names crafted to hash alike whose
+ * integers in an array, then each run of one name by InstanceId and row.
+ * Comparing names instead, an insertion sort of up to 31 comparisons a
+ * leader cost 78.6 Ir/B (bench/hostile.c `cook-short-buckets`, 16 KiB). Names crafted to hash alike whose
  * run holds another name are put in numbered_before's order, a run at a time
  * (list_merge_sort: a few comparisons a leader of names that long). */
 static CALC_NOINLINE size_t sort_short(pcq_calc_row *rows, size_t head)
@@ -2537,7 +2539,9 @@ static void clear_lengths(pcq_calc_row *rows, size_t n)
  * the server happened to list instances in. Leaders are hashed by name and
  * each bucket sorted by name (stable radix passes over linked lists):
  * linear; no memory of its own, no recursion. Then every row of a group takes
- * its leader's n, and the fields borrowed are 0 again. */
+ * its leader's n, and the fields borrowed are 0 again. Out of line:
+ * inlined into pcq_calc_cook, it cost the cooks of bench/hostile.c 0.05-0.1
+ * Ir/B more, in the code around it. */
 static CALC_NOINLINE void number_duplicates(pcq_calc_row *rows, size_t n)
 {
     size_t i, k, len;

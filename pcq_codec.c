@@ -1249,7 +1249,7 @@ static uint64_t set_key(const set_ctx *c, uint32_t i)
  * 32-bit), or dwSize for one outside it (the walk's error when it reaches
  * the entry): no key of a block has more bytes than its dwSize, so the sort
  * passes over the bytes they all share (one entry out of the block made it
- * 0xFFFFFFFF, and every pass run: bench/hostile.c `strings-bad-last`); a
+ * 0xFFFFFFFF, and every pass run: bench/hostile.c `strings-sorted`); a
  * CounterId as is. */
 static uint32_t sort_key(const set_ctx *c, uint32_t i)
 {
