@@ -757,30 +757,70 @@ static void *take(cmem *m, size_t n, size_t size)
     return p;
 }
 
+/* idx[0..n) by key[idx[i]], stably, for a few: an insertion sort. */
+static void insertion_idx(uint32_t *idx, size_t n, const uint64_t *key)
+{
+    size_t i, j;
+    for (i = 1; i < n; i++) {
+        uint32_t e = idx[i];
+        for (j = i; j > 0 && key[idx[j - 1]] > key[e]; j--) idx[j] = idx[j - 1];
+        idx[j] = e;
+    }
+}
+
+/* idx[0..n) by key, stably: runs of 8 by insertion, then merged by twos
+ * from idx to tmp and back (n log n steps of two loads and a store, where
+ * a radix pass clears, sums and reads 256 counts: radix_idx's choice). */
+static void merge_idx(uint32_t *idx, uint32_t *tmp, size_t n, const uint64_t *key)
+{
+    uint32_t *src = idx, *dst = tmp, *x;
+    size_t w, o, l, le, r, re, i;
+    for (o = 0; o < n; o += 8) insertion_idx(idx + o, n - o < 8 ? n - o : 8, key);
+    for (w = 8; w < n; w *= 2) {
+        for (o = 0; o < n; o = re) {
+            l = o;
+            le = r = n - o > w ? o + w : n;
+            re = n - r > w ? r + w : n;
+            for (i = o; l < le && r < re;) dst[i++] = key[src[r]] < key[src[l]] ? src[r++] : src[l++];
+            while (l < le) dst[i++] = src[l++];
+            while (r < re) dst[i++] = src[r++];
+        }
+        x = src;
+        src = dst;
+        dst = x;
+    }
+    if (src != idx) memcpy(idx, src, n * sizeof *idx);
+}
+
 /* The indexes are sorted by a stable least-significant-digit radix sort on
  * 64-bit keys, a byte a pass, passes over bytes every key shares left out:
  * linear in n whatever the keys (at most eight passes; a comparison sort
- * was n log n comparisons, each reading the buffers: D12). idx[0..n) holds
- * n entries (numbers below the size of key), key[e] is entry e's key, tmp
- * has room for n entries. */
+ * was n log n comparisons, each reading the buffers: D12); under 32 entries
+ * by insertion, and a few dozen by merge_idx when that costs less than the
+ * passes the keys need. idx[0..n) holds n entries (numbers below the size
+ * of key), key[e] is entry e's key, tmp has room for n entries. */
 static void radix_idx(uint32_t *idx, uint32_t *tmp, size_t n, const uint64_t *key)
 {
     uint32_t count[256], sum, x, *from = idx, *to = tmp, *t;
     uint64_t any = 0, all = ~(uint64_t)0;
-    size_t i;
+    size_t i, passes = 0, levels = 0;
     unsigned d, k;
     if (n < 32) { /* a few: an insertion sort (stable), without clearing 256 counts a pass */
-        for (i = 1; i < n; i++) {
-            size_t j = i;
-            uint32_t e = idx[i];
-            for (; j > 0 && key[idx[j - 1]] > key[e]; j--) idx[j] = idx[j - 1];
-            idx[j] = e;
-        }
+        insertion_idx(idx, n, key);
         return;
     }
     for (i = 0; i < n; i++) {
         any |= key[idx[i]];
         all &= key[idx[i]];
+    }
+    /* a few dozen: a merge sort when its n log n steps cost less than the
+     * passes' 256 counts each (measured: ~10 Ir a step, ~1,100 + 12 n a pass;
+     * bench/hostile.c cook-split-names, runs of 30-40 groups of one instance) */
+    for (d = 0; d < 64; d += 8) passes += ((any ^ all) >> d & 0xFFu) != 0;
+    for (i = 8; i < n; i *= 2) levels++;
+    if (n < 1024 && n * (levels + 2) * 10 < passes * (1100 + 12 * n)) { /* products far below 2^32 */
+        merge_idx(idx, tmp, n, key);
+        return;
     }
     for (d = 0; d < 64; d += 8) {
         if (((any ^ all) >> d & 0xFFu) == 0) continue; /* every key has this byte */
@@ -1300,9 +1340,17 @@ static void one_instance(gref *r, uint32_t *o, uint32_t n, uint32_t *tmp, uint64
             for (c = a; c > 0 && counter_key(&r[o[c - 1]]) > x; c--) o[c] = o[c - 1];
             o[c] = e;
         }
-    } else if (singles) {
-        for (a = 0; a < n; a++) k[o[a]] = counter_key(&r[o[a]]);
-        radix_idx(o, tmp, n, k);
+    } else if (singles) { /* those of types 2 and 6 (key 0) first, then the singles by counter */
+        for (a = c = 0; a < n; a++)
+            if (!r[o[a]].single)
+                o[c++] = o[a];
+            else
+                tmp[a - c] = o[a];
+        for (e = 0; e < n - c; e++) {
+            o[c + e] = tmp[e];
+            k[tmp[e]] = r[tmp[e]].one_id;
+        }
+        radix_idx(o + c, tmp, n - c, k);
     }
     r[o[0]].new_key = 1;
     for (a = 0; a < n; a++) {
@@ -2145,6 +2193,21 @@ static int name_cmp(const pcq_calc_row *a, const pcq_calc_row *b)
     return a->instance.len == 0 ? 0 : memcmp(a->instance.ptr, b->instance.ptr, a->instance.len);
 }
 
+/* name_cmp(a, b) == 0, a short name's bytes compared inline: most names
+ * that repeat are a few units ("0", "_Total", a process's), where a
+ * memcmp call cost more than the bytes (bench/hostile.c cook-split-names:
+ * ~40 instructions a leader). */
+static CALC_INLINE int name_eq(const pcq_calc_row *a, const pcq_calc_row *b)
+{
+    size_t i, n = a->instance.len;
+    if (a->counter_id != b->counter_id || a->instances_used != b->instances_used || n != b->instance.len)
+        return 0;
+    if (n > 16) return memcmp(a->instance.ptr, b->instance.ptr, n) == 0;
+    for (i = 0; i < n; i++)
+        if (a->instance.ptr[i] != b->instance.ptr[i]) return 0;
+    return 1;
+}
+
 /* 64-bit mix of a leader's first counter id and name bytes. Inline in
  * both its callers: a call cost number_hashed's loop, which hashes every
  * leader, ~0.1 Ir/B (bench/hostile.c cooks). */
@@ -2160,6 +2223,12 @@ static CALC_FORCE_INLINE uint32_t name_hash(const pcq_calc_row *r)
     }
     for (w = 0; i < n; i++) w = w << 8 | p[i];
     h = (h ^ w ^ (uint64_t)n << 56) * 0xC4CEB9FE1A85EC53u;
+    /* a name under 8 bytes meets one multiply, whose top bits keep the
+     * input's linear steps: names of one letter under counters 1, 3, 5 and
+     * 7 fell into 75 buckets of 884, not ~98, each pair a sort_short
+     * (bench/hostile.c cook-split-names, 20 KiB) */
+    h ^= h >> 32;
+    h *= 0xFF51AFD7ED558CCDu;
     return (uint32_t)(h >> 32);
 }
 
@@ -2284,7 +2353,7 @@ static CALC_NOINLINE size_t sort_short(pcq_calc_row *rows, size_t head)
         for (j = i + 1; j < m && a[j] >> 32 == a[i] >> 32; j++)
             ;
         for (one = 1, r = i + 1; r < j && one; r++)
-            one = name_cmp(&rows[(uint32_t)a[i] - 1], &rows[(uint32_t)a[r] - 1]) == 0;
+            one = name_eq(&rows[(uint32_t)a[i] - 1], &rows[(uint32_t)a[r] - 1]);
         if (j - i > 1 && one) { /* one name: by InstanceId, then row */
             for (r = i; r < j; r++)
                 a[r] = (uint64_t)rows[(uint32_t)a[r] - 1].instance_id << 32 | (uint32_t)a[r];
@@ -2327,10 +2396,13 @@ static CALC_INLINE uint64_t leader_key(const pcq_calc_row *r, size_t pass)
 
 /* A short list (under 32 leaders) sorted by InstanceId, stably, or (by_name)
  * in numbered_before's order: an insertion sort, at most 31 comparisons a
- * leader, of two integers; by name only for a few (number_bucket). */
+ * leader, of two integers; by name only for a few (number_bucket). By
+ * InstanceId a leader not below the last goes after it in one step: rising
+ * ids (PIDs) and one id (bench/hostile.c cook-split-names, cook-missing-base)
+ * made every insertion walk the whole list. */
 static size_t list_insert(pcq_calc_row *rows, size_t head, int by_name)
 {
-    size_t out = 0, k, nx, p, q;
+    size_t out = 0, tail = 0, k, nx, p, q;
     uint32_t x;
     for (k = head; k != 0; k = nx) {
         nx = link_next(rows, k);
@@ -2339,7 +2411,10 @@ static size_t list_insert(pcq_calc_row *rows, size_t head, int by_name)
         if (by_name)
             for (p = 0, q = out; q != 0 && numbered_before(rows, q, k); p = q, q = link_next(rows, q))
                 ;
-        else
+        else if (tail != 0 && rows[tail - 1].instance_id <= x) { /* equal or rising ids: at the end */
+            p = tail;
+            q = 0;
+        } else
             for (p = 0, q = out; q != 0 && rows[q - 1].instance_id <= x; p = q, q = link_next(rows, q))
                 ;
         link_set(rows, k, q);
@@ -2347,6 +2422,7 @@ static size_t list_insert(pcq_calc_row *rows, size_t head, int by_name)
             link_set(rows, p, k);
         else
             out = k;
+        if (q == 0) tail = k;
     }
     return out;
 }
@@ -2472,7 +2548,7 @@ static void number_bucket(pcq_calc_row *rows, size_t list)
         nx = link_next(rows, k);
         link_set(rows, k, head);
         head = k;
-        if (one) one = name_cmp(&rows[list - 1], &rows[k - 1]) == 0;
+        if (one) one = name_eq(&rows[list - 1], &rows[k - 1]);
         any |= rows[k - 1].instance_id;
         all &= rows[k - 1].instance_id;
     }
@@ -2489,7 +2565,7 @@ static void number_bucket(pcq_calc_row *rows, size_t list)
                         : sort_names(rows, list_radix_of(rows, head, LK_ID, count, any, all));
     for (prev = 0, k = head; k != 0; prev = k, k = nx) {
         nx = link_next(rows, k);
-        n = prev != 0 && name_cmp(&rows[prev - 1], &rows[k - 1]) == 0 ? n + 1 : 0;
+        n = prev != 0 && name_eq(&rows[prev - 1], &rows[k - 1]) ? n + 1 : 0;
         link_set(rows, k, n);
     }
 }
@@ -2506,7 +2582,7 @@ static size_t bucket_of(const pcq_calc_row *r, size_t n)
  * name, or names crafted to collide: the hash has no secret). */
 static void number_hashed(pcq_calc_row *rows, size_t n)
 {
-    size_t i, b;
+    size_t i, b, k, len;
     for (i = 0; i < n; i += group_len(rows, i)) {
         if (!rows[i].has_instance) continue;
         b = bucket_of(&rows[i], n);
@@ -2514,13 +2590,25 @@ static void number_hashed(pcq_calc_row *rows, size_t n)
         link_set(rows, i + 1, rows[b].aggregate_func);
         rows[b].aggregate_func = (uint32_t)(i + 1);
     }
-    for (i = 0; i < n; i += group_len(rows, i)) {
-        if (!rows[i].has_instance) continue;
-        b = rows[i].dup_index;
-        if (rows[b].aggregate_func != 0) {
-            number_bucket(rows, rows[b].aggregate_func);
-            rows[b].aggregate_func = 0;
+    /* A bucket is numbered at its first leader in row order, so a leader's n
+     * is known when the pass comes to it: it goes to its group's rows and the
+     * borrowed fields are cleared there, in the same pass. A later bucket's
+     * numbering reads only its own leaders (all after this one) and its
+     * head's aggregate_func, which this does not touch. */
+    for (i = 0; i < n; i += len) {
+        uint32_t dup = 0;
+        len = group_len(rows, i);
+        if (rows[i].has_instance) {
+            b = rows[i].dup_index;
+            if (rows[b].aggregate_func != 0) {
+                number_bucket(rows, rows[b].aggregate_func);
+                rows[b].aggregate_func = 0;
+            }
+            rows[i].dup_index = dup = (uint32_t)rows[i].is_aggregate; /* its n */
         }
+        rows[i].instances_used = 0;
+        rows[i].is_aggregate = 0;
+        for (k = 1; dup != 0 && k < len; k++) rows[i + k].dup_index = dup;
     }
 }
 
@@ -2544,7 +2632,6 @@ static void clear_lengths(pcq_calc_row *rows, size_t n)
  * Ir/B more, in the code around it. */
 static CALC_NOINLINE void number_duplicates(pcq_calc_row *rows, size_t n)
 {
-    size_t i, k, len;
     /* n < 2^29: every row is a value of the newer buffer, and a value takes
      * 8 bytes or more of a buffer whose size is the 32-bit dwTotalSize. So a
      * link (row index + 1) always fits in is_aggregate. */
@@ -2553,16 +2640,6 @@ static CALC_NOINLINE void number_duplicates(pcq_calc_row *rows, size_t n)
         return;
     }
     number_hashed(rows, n);
-    for (i = 0; i < n; i += len) {
-        uint32_t dup;
-        len = group_len(rows, i);
-        rows[i].instances_used = 0;
-        if (rows[i].has_instance) rows[i].dup_index = (uint32_t)rows[i].is_aggregate; /* its n */
-        rows[i].is_aggregate = 0;
-        /* from a local: a store to a row may be to rows[i], for all a compiler knows */
-        dup = rows[i].dup_index;
-        for (k = 1; dup != 0 && k < len; k++) rows[i + k].dup_index = dup;
-    }
 }
 
 static int aggregates(const pcq_counterset_info *info)

@@ -49,7 +49,8 @@ static uint64_t ch_instance_word(uint32_t id, int words, uint64_t first, uint64_
 }
 
 /* The same for name_hash of a leader of counter `counter`: its 64-bit
- * state before the top 32 bits are taken is v. */
+ * state before the top 32 bits are taken is v (the finishing xorshift and
+ * multiply undone first). */
 static uint64_t ch_bucket_word(uint32_t counter, int words, uint64_t first, uint64_t v)
 {
     const uint64_t c1 = 0xFF51AFD7ED558CCDu, c2 = 0xC4CEB9FE1A85EC53u;
@@ -58,6 +59,7 @@ static uint64_t ch_bucket_word(uint32_t counter, int words, uint64_t first, uint
         h = (h ^ first) * c1;
         h ^= h >> 32;
     }
+    v = ch_unxorshift(v * ch_inverse(c1), 32);
     return (ch_unxorshift((v * ch_inverse(c2)) ^ (uint64_t)(8 * words) << 56, 32) * ch_inverse(c1)) ^ h;
 }
 
@@ -69,8 +71,11 @@ static uint32_t ch_name_hash_short(uint32_t counter, const uint8_t *p, unsigned 
 {
     uint64_t w = 0;
     unsigned i;
+    uint64_t h;
     for (i = 0; i < n; i++) w = w << 8 | p[i];
-    return (uint32_t)(((0x9E3779B97F4A7C15u ^ counter ^ w ^ (uint64_t)n << 56) * 0xC4CEB9FE1A85EC53u) >> 32);
+    h = (0x9E3779B97F4A7C15u ^ counter ^ w ^ (uint64_t)n << 56) * 0xC4CEB9FE1A85EC53u;
+    h ^= h >> 32;
+    return (uint32_t)((h * 0xFF51AFD7ED558CCDu) >> 32);
 }
 
 /* A word that holds a U+0000 unit (in either byte order: a unit is two

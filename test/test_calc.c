@@ -1520,8 +1520,9 @@ static void test_cook_split_instances(void)
 enum {
     MB_N = 33
 };
-static void many_blocks(wbuf *w, uint64_t t, int older)
+static void many_blocks(wbuf *w, uint64_t t, int older, int with_set)
 {
+    static const uint32_t set_id = 300;
     uint32_t i;
     size_t b, mi;
     data_begin(w, t, 0, 1000u);
@@ -1537,9 +1538,24 @@ static void many_blocks(wbuf *w, uint64_t t, int older)
         multi_instances_end(w, mi, older && i == 0 ? 1 : 2);
         block_end(w, b);
     }
-    data_end(w, MB_N);
+    if (with_set) { /* a PERF_COUNTERSET block of counter 300 after them: x and y */
+        b = block_begin(w, 6);
+        multi_counters(w, &set_id, 1);
+        mi = multi_instances_begin(w);
+        instance(w, 7, "x");
+        value32(w, older ? 1 : 70);
+        instance(w, 8, "y");
+        value32(w, older ? 2 : 80);
+        multi_instances_end(w, mi, 2);
+        block_end(w, b);
+    }
+    data_end(w, MB_N + (with_set ? 1u : 0u));
 }
 
+/* with_set: a PERF_COUNTERSET block of counter 300 (COUNTER_DELTA) follows,
+ * listing x and y: each instance's 34 groups are of both kinds, and the
+ * index puts the set's group first, then the single ones by counter (a
+ * partition, then a sort of the singles). */
 static void test_cook_many_blocks(void)
 {
     wbuf wi, wo, wn;
@@ -1548,18 +1564,28 @@ static void test_cook_many_blocks(void)
     static pcq_calc_row rows[600];
     size_t n = 0;
     uint32_t i;
-    int rc;
-    info_begin(&wi, MB_N, 2);
-    for (i = 0; i < MB_N; i++)
-        info_counter(&wi, 200 - i, 0x00400400, 0, 0, 0, 0, 0, 0, 0); /* COUNTER_DELTA */
-    many_blocks(&wo, 1000, 1);
-    many_blocks(&wn, 2000, 0);
-    if (decode_info(&wi, &info) || decode_data(&wo, &od) || decode_data(&wn, &nd)) return;
-    rc = pcq_calc_cook(&info, &od, &nd, NULL, 0, 0, rows, CAP(rows), &n, NULL);
-    if (!TL_CHECK(rc == PCQ_OK && n == 2 * MB_N, "many blocks: %s, %zu rows", pcq_status_name(rc), n)) return;
-    for (i = 0; i < MB_N; i++) {
-        row_is(__LINE__, rows, n, 200 - i, "x", 0, 0, i == 0 ? PCQ_CALC_NEED_SECOND_SAMPLE : PCQ_CALC_OK, 5);
-        row_is(__LINE__, rows, n, 200 - i, "y", 0, 0, PCQ_CALC_OK, 7);
+    int rc, with_set;
+    for (with_set = 0; with_set < 2; with_set++) {
+        info_begin(&wi, MB_N + 1, 2);
+        for (i = 0; i < MB_N; i++)
+            info_counter(&wi, 200 - i, 0x00400400, 0, 0, 0, 0, 0, 0, 0); /* COUNTER_DELTA */
+        info_counter(&wi, 300, 0x00400400, 0, 0, 0, 0, 0, 0, 0);
+        many_blocks(&wo, 1000, 1, with_set);
+        many_blocks(&wn, 2000, 0, with_set);
+        if (decode_info(&wi, &info) || decode_data(&wo, &od) || decode_data(&wn, &nd)) return;
+        rc = pcq_calc_cook(&info, &od, &nd, NULL, 0, 0, rows, CAP(rows), &n, NULL);
+        if (!TL_CHECK(rc == PCQ_OK && n == 2 * MB_N + 2u * (unsigned)with_set,
+                      "many blocks (set %d): %s, %zu rows", with_set, pcq_status_name(rc), n))
+            return;
+        for (i = 0; i < MB_N; i++) {
+            row_is(__LINE__, rows, n, 200 - i, "x", 0, 0, i == 0 ? PCQ_CALC_NEED_SECOND_SAMPLE : PCQ_CALC_OK,
+                   5);
+            row_is(__LINE__, rows, n, 200 - i, "y", 0, 0, PCQ_CALC_OK, 7);
+        }
+        if (with_set) {
+            row_is(__LINE__, rows, n, 300, "x", 0, 0, PCQ_CALC_OK, 69);
+            row_is(__LINE__, rows, n, 300, "y", 0, 0, PCQ_CALC_OK, 78);
+        }
     }
 }
 
