@@ -2310,27 +2310,17 @@ static size_t list_merge_sort(pcq_calc_row *rows, size_t head)
     return k;
 }
 
-/* a[0..m) (m <= 32) in ascending order: a merge sort of integers, runs of
- * 1, 2, 4, 8 and 16 merged from a to t and back (at most 5 moves an entry,
- * in any order, where an insertion sort moved up to 31). */
+/* a[0..m) (m <= 32) in ascending order: merge_idx over their positions,
+ * then the keys moved once (at most 5 moves an entry, where an insertion
+ * sort moved up to 31). */
 static void sort_keys(uint64_t *a, size_t m)
 {
-    uint64_t t[32], *src = a, *dst = t, *x;
-    size_t w, o, l, le, r, re, i;
-    for (w = 1; w < m; w *= 2) {
-        for (o = 0; o < m; o = re) {
-            l = o;
-            le = r = m - o > w ? o + w : m;
-            re = m - r > w ? r + w : m;
-            for (i = o; l < le && r < re;) dst[i++] = src[r] < src[l] ? src[r++] : src[l++];
-            while (l < le) dst[i++] = src[l++];
-            while (r < re) dst[i++] = src[r++];
-        }
-        x = src;
-        src = dst;
-        dst = x;
-    }
-    if (src != a) memcpy(a, src, m * sizeof *a);
+    uint64_t t[32];
+    uint32_t idx[32], tmp[32], i;
+    for (i = 0; i < m; i++) idx[i] = i;
+    merge_idx(idx, tmp, m, a);
+    for (i = 0; i < m; i++) t[i] = a[idx[i]];
+    memcpy(a, t, m * sizeof *a);
 }
 
 /* A short list (under 32 leaders) whose names differ, put in an order that
