@@ -2310,9 +2310,9 @@ static size_t list_merge_sort(pcq_calc_row *rows, size_t head)
     return k;
 }
 
-/* a[0..m) (m <= 32) in ascending order: merge_idx over their positions,
- * then the keys moved once (at most 5 moves an entry, where an insertion
- * sort moved up to 31). */
+/* a[0..m) (m <= 32) in ascending order: merge_idx over their positions
+ * (runs of 8 by insertion, then at most two merges), then the keys moved
+ * once; an insertion sort of all m moved an entry up to 31 times. */
 static void sort_keys(uint64_t *a, size_t m)
 {
     uint64_t t[32];
