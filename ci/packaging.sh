@@ -28,6 +28,7 @@
 # Each check prints `ok` or `FAIL` (with the end of its log); the last line is
 # `packaging: N passed, N failed`, and the exit status is 1 if any failed.
 # PACKAGING_KEEP=1 keeps the temporary directory (it is kept after a failure).
+# `bash ci/packaging.sh --deps-only` only installs what it needs.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
 root=$(pwd)
@@ -57,6 +58,7 @@ if [ ${#need[@]} -gt 0 ]; then
     apt-get install -y -q -o DPkg::Lock::Timeout=600 --no-install-recommends "${need[@]}"; } \
     > /tmp/packaging-apt.log 2>&1 || { tail -n 20 /tmp/packaging-apt.log; exit 1; }
 fi
+[ "${1:-}" = --deps-only ] && exit 0   # .ci/run installs every step's packages first
 echo "packaging: $(cmake --version | head -n 1), meson $(meson --version), ninja $(ninja --version), $(gcc --version | head -n 1)"
 
 # ---- the version, as every build reads it -----------------------------------

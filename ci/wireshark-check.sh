@@ -20,6 +20,7 @@
 # tshark runs as a user other than root (as root it ignores the personal
 # plugin folder) with HOME in a temporary folder. Ends with one line
 # `wireshark: N passed, N failed`; exits 1 on any failure. About 2 minutes.
+# `bash ci/wireshark-check.sh --deps-only` only does the installing of step 1.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
 PY=/usr/bin/python3
@@ -50,6 +51,7 @@ if [ ${#missing[@]} -gt 0 ]; then
     finish
   fi
 fi
+[ "${1:-}" = --deps-only ] && exit 0   # .ci/run installs every step's packages first
 make --no-print-directory build >/dev/null || { bad "make build"; finish; }
 make --no-print-directory wireshark || { bad "make wireshark"; finish; }
 make --no-print-directory wireshark-asan || { bad "make wireshark-asan"; finish; }

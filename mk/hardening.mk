@@ -161,7 +161,7 @@ $(eval $(call pcq_harden_variant,vg,$(CC),-g -O1,\
 
 HARDEN_SUITE := sh ci/run-suite.sh
 
-.PHONY: fuzz fuzz-replay fuzz-run fuzz-merge coverage coverage-gate check-m32 check-s390x \
+.PHONY: fuzz fuzz-replay fuzz-replay-build fuzz-run fuzz-merge coverage coverage-gate check-m32 check-s390x \
         check-cxx-tests check-valgrind hardening-clean
 
 # ---- libFuzzer ---------------------------------------------------------------
@@ -177,6 +177,10 @@ fuzz: $(FUZZ_EXES)
 
 fuzz-replay: $(HV_replay_REPLAYS)
 	@$(HARDEN_SUITE) fuzz-replay --results "$(FUZZ_RESULTS)" --replay $(HV_replay)
+
+# Only builds what fuzz-replay runs, which the portability runs compare with
+# (.ci/run builds it before its two lanes start, so that no two makes build it).
+fuzz-replay-build: $(HV_replay_REPLAYS)
 
 # Each target for FUZZ_SECONDS, FUZZ_JOBS at a time (ci/fuzz-one.sh); the first
 # line names the commit fuzzed, so a long run's log says what it covered.
